@@ -1,0 +1,153 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConflictOnStaleRevision(t *testing.T) {
+	s := openTestStore(t)
+	ctx := testCtx(t)
+	// Two admins load the page at revision 0; the first saves.
+	if _, err := s.SetSettings(ctx, 0, "ana", map[string]string{"k": "ana"}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		call func() (int64, error)
+	}{
+		{"settings", func() (int64, error) { return s.SetSettings(ctx, 0, "bo", map[string]string{"k": "bo"}) }},
+		{"add entries", func() (int64, error) {
+			return s.AddAllowlistEntries(ctx, 0, []AllowlistEntry{{Entry: "bo.example.com"}})
+		}},
+		{"remove entries", func() (int64, error) { return s.RemoveAllowlistEntries(ctx, 0, []string{"x"}) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.call()
+			if !errors.Is(err, ErrConflict) {
+				t.Fatalf("err = %v, want ErrConflict", err)
+			}
+			var ce *ConflictError
+			if !errors.As(err, &ce) || ce.Expected != 0 || ce.Current != 1 {
+				t.Errorf("ConflictError = %+v, want Expected 0, Current 1", ce)
+			}
+			if !strings.Contains(err.Error(), "reload") {
+				t.Errorf("message %q does not tell the admin to reload", err)
+			}
+		})
+	}
+	if got, _ := s.Settings(ctx); got["k"] != "ana" {
+		t.Errorf("stale save overwrote the first one: k = %q", got["k"])
+	}
+	if rev := mustRevision(t, s); rev != 1 {
+		t.Errorf("conflicting saves moved revision to %d, want 1", rev)
+	}
+	// AnyRevision skips the check.
+	if rev, err := s.SetSettings(ctx, AnyRevision, "script", map[string]string{"k": "script"}); err != nil || rev != 2 {
+		t.Errorf("SetSettings(AnyRevision) = %d, %v; want 2, nil", rev, err)
+	}
+}
+
+// Concurrent savers from the same revision: exactly one may win.
+func TestConflictUnderConcurrentSaves(t *testing.T) {
+	s := openTestStore(t)
+	ctx := testCtx(t)
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			_, err := s.SetSettings(ctx, 0, "admin", map[string]string{"k": string(rune('a' + i))})
+			errs <- err
+		}()
+	}
+	wins := 0
+	for range n {
+		err := <-errs
+		switch {
+		case err == nil:
+			wins++
+		case !errors.Is(err, ErrConflict):
+			t.Errorf("unexpected error: %v", err)
+		}
+	}
+	if wins != 1 {
+		t.Errorf("%d saves from revision 0 succeeded, want exactly 1", wins)
+	}
+}
+
+func TestWatchSeesChangeFromSecondOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "outbound.db")
+	watcher, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Close()
+	other, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	changes := make(chan int64, 10)
+	stopped := make(chan error, 1)
+	go func() { stopped <- watcher.Watch(ctx, 0, func(rev int64) { changes <- rev }) }()
+
+	// Let Watch read its starting revision before the change lands.
+	time.Sleep(50 * time.Millisecond)
+	if _, err := other.AddAllowlistEntries(context.Background(), AnyRevision, []AllowlistEntry{{Entry: "new.example.com"}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case rev := <-changes:
+		if rev != 1 {
+			t.Errorf("Watch reported revision %d, want 1", rev)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("Watch did not report a change made through a second Open within 1s")
+	}
+	cancel()
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Errorf("Watch returned %v after ctx ended, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Watch did not stop when its context ended")
+	}
+	if len(changes) != 0 {
+		t.Errorf("Watch reported %d extra changes without any write", len(changes))
+	}
+}
+
+func TestWatchErrors(t *testing.T) {
+	t.Run("nil callback", func(t *testing.T) {
+		s := openTestStore(t)
+		if err := s.Watch(testCtx(t), 0, nil); err == nil {
+			t.Fatal("want an error for a nil callback")
+		}
+	})
+	t.Run("store closed while watching", func(t *testing.T) {
+		s, err := Open(filepath.Join(t.TempDir(), "o.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- s.Watch(testCtx(t), 10*time.Millisecond, func(int64) {}) }()
+		time.Sleep(30 * time.Millisecond)
+		s.Close()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "closed") {
+				t.Errorf("Watch returned %v, want an error saying the store was closed", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Watch kept running on a closed store")
+		}
+	})
+}
