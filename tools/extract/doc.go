@@ -1,0 +1,21 @@
+// Package extract turns a fetched HTTP body into the text an AI agent reads.
+//
+// The fetch_url tool hands an agent the page behind a URL found in a
+// help-desk email. Agents read text, not markup: raw HTML wastes most of
+// the context window on menus, cookie banners and scripts, and binary
+// bodies are noise. This package decides from the Content-Type header
+// whether a body can be read at all (KindOf, before the body is
+// downloaded), and then renders readable bodies as compact Markdown-like
+// text with a title and a bounded list of links.
+//
+// For HTML it decodes the page's charset, asks Readability for the article
+// and falls back to the whole page minus its furniture (navigation, header,
+// footer, forms, hidden elements) when the page is too short to be an
+// "article", which is the common case for status pages and release notes.
+//
+// Judging whether text tries to instruct the agent is not this package's
+// job; the caller frames fetched text as untrusted data. But script, style
+// and hidden elements are never text a human reader would see, so they are
+// never rendered: anything there that looks like an instruction cannot
+// reach the agent through this package.
+package extract

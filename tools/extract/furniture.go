@@ -1,0 +1,136 @@
+package extract
+
+import (
+	"iter"
+	"regexp"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// neverText are elements whose content a reader never sees as text: code,
+// styling, embedded documents, images and form controls.
+var neverText = map[atom.Atom]bool{
+	atom.Head: true, atom.Script: true, atom.Style: true, atom.Iframe: true,
+	atom.Noscript: true, atom.Template: true, atom.Svg: true, atom.Canvas: true,
+	atom.Object: true, atom.Embed: true, atom.Audio: true, atom.Video: true,
+	atom.Img: true, atom.Picture: true, atom.Source: true, atom.Track: true,
+	atom.Map: true, atom.Button: true, atom.Input: true, atom.Select: true,
+	atom.Textarea: true, atom.Option: true, atom.Datalist: true, atom.Dialog: true,
+	atom.Title: true, atom.Meta: true, atom.Link: true, atom.Base: true,
+}
+
+// furniture are the parts of a page around its content: menus, banners,
+// sidebars and forms. They are dropped from the text (their links still
+// reach the link list).
+var furniture = map[atom.Atom]bool{
+	atom.Nav: true, atom.Header: true, atom.Footer: true, atom.Aside: true,
+	atom.Form: true,
+}
+
+var rxHiddenStyle = regexp.MustCompile(`(?i)(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)`)
+
+// isHidden reports whether the page hides n from readers. Hidden text is a
+// classic way to smuggle instructions to an agent, so it is never text.
+func isHidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "hidden":
+			return true
+		case "aria-hidden":
+			if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
+				return true
+			}
+		case "style":
+			if rxHiddenStyle.MatchString(a.Val) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isNeverText reports whether n and its subtree never contribute text or
+// links: an element of a neverText kind or one hidden from readers.
+func isNeverText(n *html.Node) bool {
+	return n.Type == html.ElementNode && (neverText[n.DataAtom] || isHidden(n))
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// textContent returns the whitespace-collapsed text a reader sees in n.
+func textContent(n *html.Node) string { return collapse(visibleText(n)) }
+
+// visibleText returns the text a reader sees in n, whitespace untouched
+// except that line breaks and block elements start new lines.
+func visibleText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch {
+		case n.Type == html.TextNode:
+			b.WriteString(n.Data)
+		case isNeverText(n):
+		case n.Type == html.ElementNode && n.DataAtom == atom.Br:
+			b.WriteByte('\n')
+		default:
+			block := n.Type == html.ElementNode && (blockElements[n.DataAtom] || cellElements[n.DataAtom])
+			if block {
+				b.WriteByte('\n')
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				walk(c)
+			}
+			if block {
+				b.WriteByte('\n')
+			}
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// cellElements separate words like blocks do, though they are parts of
+// tables, definition lists and figures rather than blocks of their own.
+var cellElements = map[atom.Atom]bool{
+	atom.Td: true, atom.Th: true, atom.Tr: true, atom.Caption: true,
+	atom.Dt: true, atom.Dd: true, atom.Figcaption: true,
+}
+
+// visibleElements yields, in document order, the elements under n a reader
+// could see for which match returns true. It looks inside an element only
+// when descend returns true for it.
+func visibleElements(n *html.Node, match, descend func(*html.Node) bool) iter.Seq[*html.Node] {
+	return func(yield func(*html.Node) bool) {
+		var walk func(*html.Node) bool
+		walk = func(n *html.Node) bool {
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type != html.ElementNode || isNeverText(c) {
+					continue
+				}
+				if match(c) && !yield(c) {
+					return false
+				}
+				if descend(c) && !walk(c) {
+					return false
+				}
+			}
+			return true
+		}
+		walk(n)
+	}
+}
+
+func isElement(a atom.Atom) func(*html.Node) bool {
+	return func(n *html.Node) bool { return n.DataAtom == a }
+}
+
+func always(*html.Node) bool { return true }

@@ -1,0 +1,160 @@
+package extract
+
+import (
+	"iter"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// MaxLinks is the most links a Page lists: enough to navigate a page,
+// few enough not to drown the text in an agent's context window.
+const MaxLinks = 40
+
+// Link is a hyperlink found on a page.
+type Link struct {
+	// Text is what the page shows for the link, or the URL when it
+	// shows nothing (an icon or an image).
+	Text string
+	// URL is absolute, with scheme http, https or mailto.
+	URL string
+}
+
+// baseURL resolves the hrefs of one document.
+type baseURL struct {
+	// url is the page's URL, adjusted by its <base href>; nil when the
+	// caller had no URL, and then only absolute links are kept.
+	url *url.URL
+}
+
+// resolve returns the absolute form of href, and false for links an agent
+// cannot follow: empty, javascript: and other schemes, unparsable, or a
+// jump to an anchor within the same page.
+func (b *baseURL) resolve(href string) (string, bool) {
+	href = strings.TrimSpace(href)
+	if href == "" || strings.HasPrefix(href, "#") {
+		return "", false
+	}
+	u, err := url.Parse(href)
+	if err != nil {
+		return "", false
+	}
+	if b.url != nil {
+		u = b.url.ResolveReference(u)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+		if u.Host == "" {
+			return "", false
+		}
+		if b.url != nil && u.Fragment != "" && sameDocument(u, b.url) {
+			return "", false
+		}
+	case "mailto":
+		if u.Opaque == "" {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	return strings.ToValidUTF8(u.String(), "\uFFFD"), true
+}
+
+func sameDocument(a, b *url.URL) bool {
+	return a.Scheme == b.Scheme && a.Host == b.Host && a.Path == b.Path && a.RawQuery == b.RawQuery
+}
+
+// withBaseElement applies the document's <base href>, which browsers use to
+// resolve every relative link on the page.
+func withBaseElement(doc *html.Node, page *url.URL) *url.URL {
+	if page == nil {
+		return nil
+	}
+	base := findElement(doc, atom.Base, func(n *html.Node) bool { return attr(n, "href") != "" })
+	if base == nil {
+		return page
+	}
+	u, err := url.Parse(strings.TrimSpace(attr(base, "href")))
+	if err != nil {
+		return page
+	}
+	resolved := page.ResolveReference(u)
+	if s := strings.ToLower(resolved.Scheme); (s != "http" && s != "https") || resolved.Host == "" {
+		return page
+	}
+	return resolved
+}
+
+// markdownURL escapes the parentheses that would end a Markdown link early.
+func markdownURL(u string) string {
+	return strings.NewReplacer("(", "%28", ")", "%29").Replace(u)
+}
+
+// linkText is the text a reader sees for a link, falling back to its label
+// and then to the URL itself.
+func linkText(a *html.Node, target string) string {
+	if t := textContent(a); t != "" {
+		return t
+	}
+	for _, key := range []string{"aria-label", "title"} {
+		if t := strings.Join(strings.Fields(attr(a, key)), " "); t != "" {
+			return t
+		}
+	}
+	return target
+}
+
+// linkList keeps the first MaxLinks distinct links in the order added.
+type linkList struct {
+	links []Link
+	seen  map[string]bool
+}
+
+func (l *linkList) add(target, text string) {
+	if len(l.links) >= MaxLinks || l.seen[target] {
+		return
+	}
+	if l.seen == nil {
+		l.seen = make(map[string]bool)
+	}
+	l.seen[target] = true
+	l.links = append(l.links, Link{Text: text, URL: target})
+}
+
+// addPage adds the links of the whole page after those of its content:
+// navigation and footer links are not text, but they are how an agent
+// moves on to the next page.
+func (l *linkList) addPage(doc *html.Node, base *baseURL) {
+	for a := range anchors(doc) {
+		if len(l.links) >= MaxLinks {
+			return
+		}
+		if target, ok := base.resolve(attr(a, "href")); ok {
+			l.add(target, linkText(a, target))
+		}
+	}
+}
+
+// anchors yields the <a> elements under n a reader could see.
+func anchors(n *html.Node) iter.Seq[*html.Node] {
+	return visibleElements(n, isElement(atom.A), always)
+}
+
+// findElement returns the first element of kind a under n, in document
+// order, for which ok returns true.
+func findElement(n *html.Node, a atom.Atom, ok func(*html.Node) bool) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.DataAtom == a && ok(c) {
+			return c
+		}
+		if found := findElement(c, a, ok); found != nil {
+			return found
+		}
+	}
+	return nil
+}
