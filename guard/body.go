@@ -1,0 +1,77 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+)
+
+// ReadAll reads the body up to the MaxBytes setting and closes it. A
+// declared Content-Length over the limit is refused before reading; a body
+// that grows past it while streaming is refused rather than cut short,
+// because half a page read as if it were whole misleads the agent.
+func (r *Response) ReadAll() ([]byte, error) {
+	defer r.Body.Close()
+	if r.Header != nil && r.declaredLength() > r.maxBytes {
+		return nil, r.tooLarge(ReasonDeclaredSize, fmt.Sprintf("%s declares a body of %d bytes, over the %d-byte limit.", r.Decision.Host, r.declaredLength(), r.maxBytes))
+	}
+	buf := make([]byte, 0, min(r.maxBytes+1, 64<<10))
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := r.Body.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if int64(len(buf)) > r.maxBytes {
+			return nil, r.tooLarge(ReasonStreamedSize, fmt.Sprintf("The body from %s grew past the %d-byte limit.", r.Decision.Host, r.maxBytes))
+		}
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, r.readFailed(err)
+		}
+	}
+}
+
+func (r *Response) declaredLength() int64 {
+	var n int64 = -1
+	if _, err := fmt.Sscan(r.Header.Get("Content-Length"), &n); err != nil {
+		return -1
+	}
+	return n
+}
+
+func (r *Response) tooLarge(reason Reason, msg string) *Refusal {
+	return r.g.refused(r.ctx, &Refusal{Code: CodeTooLarge, Reason: reason, Message: msg,
+		Fix: "Raise " + whereMaxBytes + " if pages this large should be read.",
+		URL: r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(), Addresses: r.Decision.Addresses()},
+		r.Decision.Port, r.Redirects)
+}
+
+func (r *Response) readFailed(err error) *Refusal {
+	ref := &Refusal{Code: CodeUnreachable, Reason: ReasonConnect,
+		Message: fmt.Sprintf("Reading the body from %s failed: %s.", r.Decision.Host, rootCause(err)),
+		Fix:     "Try again later.",
+		URL:     r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(), Addresses: r.Decision.Addresses()}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		p := r.g.policy.Load()
+		ref.Code, ref.Reason = CodeTimeout, ReasonTimeout
+		ref.Message = fmt.Sprintf("%s did not send the whole page within %s.", r.Decision.Host, p.settings.Timeout)
+		ref.Fix = "Try again later, or raise " + whereTimeout + "."
+	}
+	return r.g.refused(r.ctx, ref, r.Decision.Port, r.Redirects)
+}
+
+// Report records r as refused by the caller of this response, for tool
+// refusals that depend on the response, such as an unsupported type.
+func (r *Response) Report(ref *Refusal) {
+	if ref.URL == "" {
+		ref.URL = r.URL.String()
+	}
+	if ref.Host == "" {
+		ref.Host = r.Decision.Host
+	}
+	r.g.Report(r.ctx, ref, r.Decision.Port, r.Redirects)
+}

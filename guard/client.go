@@ -1,0 +1,215 @@
+package guard
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Request is an outbound HTTP request for the guarded client.
+type Request struct {
+	Method string // GET when empty
+	URL    string
+	Header http.Header
+	Body   []byte
+}
+
+// Response is the answer of the last hop. Its Body must be closed; the
+// request's deadline stays in force until then, so a slow body is cut off
+// by the same timeout as a slow server.
+type Response struct {
+	StatusCode int
+	Header     http.Header
+	Body       io.ReadCloser
+	// URL is the final URL after redirects.
+	URL *url.URL
+	// Redirects lists the URLs that redirected, oldest first.
+	Redirects []string
+	// Decision is the decision that admitted the final URL.
+	Decision Decision
+
+	g        *Guard
+	ctx      context.Context
+	maxBytes int64
+}
+
+// Get fetches raw with GET. See Do.
+func (g *Guard) Get(ctx context.Context, raw string) (*Response, error) {
+	return g.Do(ctx, Request{URL: raw})
+}
+
+// Do sends req through the policy. It follows redirects by hand: each hop
+// is decided afresh (scheme, credentials, port, host, allowlist and every
+// resolved address) before anything is sent to it. One deadline, the
+// Timeout setting, covers all hops and the reading of the body. No cookies
+// are kept, and headers the caller set, such as Authorization, are not
+// carried to another host. Every refusal is reported and returned as a
+// *Refusal.
+func (g *Guard) Do(ctx context.Context, req Request) (*Response, error) {
+	p := g.policy.Load()
+	s := &p.settings
+	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
+	resp, err := g.do(ctx, p, req)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+func (g *Guard) do(ctx context.Context, p *Policy, req Request) (*Response, error) {
+	s := &p.settings
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	body := req.Body
+	header := req.Header.Clone()
+	var redirects []string
+	raw := req.URL
+	var firstHost string
+	for hop := 0; ; hop++ {
+		d := g.policy.Load().Decide(ctx, g.resolver, raw)
+		if !d.Allowed {
+			return nil, g.refused(ctx, d.Refusal(), d.Port, redirects)
+		}
+		if hop == 0 {
+			firstHost = d.Host
+		} else if d.Host != firstHost {
+			header = crossHostHeader(header)
+		}
+		hreq, err := http.NewRequestWithContext(withPermit(ctx, &d), method, d.URL.String(), bytes.NewReader(body))
+		if err != nil {
+			return nil, g.refused(ctx, &Refusal{Code: CodeInvalid, Reason: ReasonBadURL, URL: raw, Host: d.Host,
+				Message: fmt.Sprintf("The request to %s could not be built (%v).", d.Host, err), Fix: "Check the method and URL."}, d.Port, redirects)
+		}
+		if body == nil {
+			hreq.Body, hreq.GetBody, hreq.ContentLength = nil, nil, 0
+		}
+		for k, v := range header {
+			hreq.Header[k] = v
+		}
+		hreq.Header.Del("Cookie")
+		hreq.Header.Set("User-Agent", s.UserAgent)
+		resp, err := g.transport.RoundTrip(hreq)
+		if err != nil {
+			return nil, g.refused(ctx, g.transportRefusal(ctx, err, &d, s), d.Port, redirects)
+		}
+		if !isRedirect(resp.StatusCode) {
+			return &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: resp.Body,
+				URL: d.URL, Redirects: redirects, Decision: d, g: g, ctx: ctx, maxBytes: s.MaxBytes}, nil
+		}
+		loc := resp.Header.Get("Location")
+		drain(resp.Body)
+		redirects = append(redirects, d.URL.String())
+		if hop >= s.Redirects {
+			return nil, g.refused(ctx, &Refusal{Code: CodeTooLarge, Reason: ReasonRedirects, URL: raw, Host: d.Host,
+				Message: fmt.Sprintf("The page redirected more than %d times.", s.Redirects),
+				Fix:     "Give the agent the final URL directly, or raise " + whereRedirects + "."}, d.Port, redirects[:len(redirects)-1])
+		}
+		next, err := d.URL.Parse(loc)
+		if loc == "" || err != nil {
+			return nil, g.refused(ctx, &Refusal{Code: CodeUnreachable, Reason: ReasonBadRedirect, URL: raw, Host: d.Host,
+				Message: fmt.Sprintf("%s answered %d with an unusable Location %q.", d.Host, resp.StatusCode, loc),
+				Fix:     "Give the agent the final URL directly."}, d.Port, redirects[:len(redirects)-1])
+		}
+		raw = next.String()
+		if resp.StatusCode == http.StatusSeeOther || (resp.StatusCode != http.StatusTemporaryRedirect && resp.StatusCode != http.StatusPermanentRedirect && method == http.MethodPost) {
+			method, body = http.MethodGet, nil
+			header.Del("Content-Type")
+		}
+	}
+}
+
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// crossHostHeader keeps only content negotiation headers when a redirect
+// leaves the first host: credentials and integration secrets set for one
+// host must never reach another.
+func crossHostHeader(h http.Header) http.Header {
+	out := http.Header{}
+	for _, k := range []string{"Accept", "Accept-Language", "Content-Type"} {
+		if v, ok := h[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func drain(body io.ReadCloser) {
+	_, _ = io.CopyN(io.Discard, body, 4<<10) // lets a small body's connection be reused
+	_ = body.Close()
+}
+
+// refused fills in the report and records it.
+func (g *Guard) refused(ctx context.Context, r *Refusal, port uint16, redirects []string) *Refusal {
+	g.Report(ctx, r, port, redirects)
+	return r
+}
+
+// transportRefusal turns an http.Transport error into a refusal: the
+// connect-time check's own refusal, a timeout, or an unreachable host.
+func (g *Guard) transportRefusal(ctx context.Context, err error, d *Decision, s *Settings) *Refusal {
+	if r, ok := AsRefusal(err); ok {
+		c := *r
+		c.URL = d.URL.String()
+		return &c
+	}
+	base := Refusal{URL: d.URL.String(), Host: d.Host, Entry: d.Entry.String(), Addresses: d.Addresses()}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		base.Code, base.Reason = CodeTimeout, ReasonTimeout
+		base.Message = fmt.Sprintf("%s did not answer within %s.", d.Host, s.Timeout)
+		base.Fix = "Try again later, or raise " + whereTimeout + "."
+		return &base
+	}
+	base.Code, base.Reason = CodeUnreachable, ReasonConnect
+	base.Message = fmt.Sprintf("Could not connect to %s: %s.", d.Host, rootCause(err))
+	base.Fix = "Check that the site is up; the guard allowed it, but the connection failed."
+	if ctx.Err() == context.Canceled {
+		base.Message = fmt.Sprintf("The request to %s was cancelled.", d.Host)
+		base.Fix = "Ask again."
+	}
+	return &base
+}
+
+// rootCause keeps the innermost message of a wrapped network error, such
+// as "connection refused", without the URL and address noise around it.
+func rootCause(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			msg := err.Error()
+			if i := strings.LastIndex(msg, ": "); i >= 0 {
+				msg = msg[i+2:]
+			}
+			return msg
+		}
+		err = next
+	}
+}
+
+// cancelOnClose ends the request's context when the body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}

@@ -1,0 +1,248 @@
+package guard
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strconv"
+)
+
+// Resolver looks up the addresses of a name. *net.Resolver implements it;
+// tests inject a stub so that no query leaves the machine.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// The settings an admin changes, named the way the console shows them, so
+// that a refusal's fix leads straight to the right control.
+const (
+	whereAllowlist = "Integrations → Outbound web access"
+	whereTimeout   = "Settings → Timeout (timeout)"
+	whereMaxBytes  = "Settings → Max bytes (max_bytes)"
+	whereRedirects = "Settings → Redirects (redirects)"
+	wherePorts     = "Settings → Allowed ports (ports)"
+)
+
+// Decide parses raw and decides it under this policy, resolving the host
+// with r. It sends no request.
+func (p *Policy) Decide(ctx context.Context, r Resolver, raw string) Decision {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Decision{Input: raw, Code: CodeInvalid, Reason: ReasonBadURL,
+			Message: fmt.Sprintf("%q is not a valid URL (%s).", raw, urlErrorReason(err)),
+			Fix:     "Give a full URL such as https://status.example.com/."}
+	}
+	return p.DecideURL(ctx, r, u, raw)
+}
+
+func urlErrorReason(err error) string {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// DecideURL decides an already parsed URL. It may normalise u's host in
+// place (lower case, punycode, no trailing dot), so that the request built
+// from u goes to exactly the host that was decided.
+func (p *Policy) DecideURL(ctx context.Context, r Resolver, u *url.URL, raw string) Decision {
+	d := Decision{Input: raw, URL: u}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return d.refuse(CodeInvalid, ReasonScheme, schemeMessage(u.Scheme), "Ask for an http:// or https:// link instead.")
+	}
+	if u.Opaque != "" {
+		return d.refuse(CodeInvalid, ReasonBadURL, "The URL has no // after its scheme, so it names no host.", "Write the URL as "+u.Scheme+"://host/path.")
+	}
+	if u.User != nil {
+		return d.refuse(CodeInvalid, ReasonCredentials, "The URL carries a user name or password (user@host), which is never sent.", "Remove the user:password@ part from the URL.")
+	}
+	hostname, portText := u.Hostname(), u.Port()
+	h, problem := parseHost(hostname)
+	switch problem {
+	case hostEmpty:
+		return d.refuse(CodeInvalid, ReasonEmptyHost, "The URL has no host.", "Give a full URL such as https://status.example.com/.")
+	case hostBadName:
+		return d.refuse(CodeInvalid, ReasonBadHost, fmt.Sprintf("The host %q is not a valid host name or IP address.", hostname), "Check the host for typos; names use letters, digits, hyphens and dots.")
+	case hostNumeric:
+		return d.refuse(CodeInvalid, ReasonNumericHost, fmt.Sprintf("The host %q is an IP address in a non-standard numeric form, which is refused.", hostname), "Write an IPv4 address as four decimal numbers, such as 93.184.216.34.")
+	case hostZone:
+		return d.refuse(CodeInvalid, ReasonZone, fmt.Sprintf("The host %q is an IPv6 address with a zone, which is never reached.", hostname), "Use a public host name or address.")
+	}
+	if h.ip.IsValid() {
+		d.literal = h.ip
+		d.Host = hostname
+		if h.ip.Is6() {
+			d.Host = h.ip.String()
+		}
+	} else {
+		d.Host = h.name
+	}
+	if d.Host != hostname {
+		u.Host = joinHostPort(d.Host, portText)
+	}
+
+	port, ok := parsePort(portText, u.Scheme)
+	if !ok {
+		return d.refuse(CodeInvalid, ReasonBadPort, fmt.Sprintf("The port %q is not a number from 1 to 65535.", portText), "Remove the port or fix it.")
+	}
+	d.Port = port
+	portOpen := p.settings.portOpen(port)
+
+	if p.list.Len() > 0 {
+		e, listed := p.list.match(h, port, portOpen)
+		if e.IsZero() {
+			if listed {
+				return d.refuse(CodeForbidden, ReasonPort,
+					fmt.Sprintf("%s is allowed, but not on port %d.", d.Host, port),
+					fmt.Sprintf("Add %s under %s to allow that port.", suggestEntry(h, port), whereAllowlist))
+			}
+			return d.refuse(CodeForbidden, ReasonNotAllowlisted,
+				fmt.Sprintf("%s is not on the outbound allowlist.", d.Host),
+				fmt.Sprintf("Add %s under %s.", suggestEntry(h, port), whereAllowlist))
+		}
+		d.Entry = e
+	} else if !portOpen {
+		return d.refuse(CodeForbidden, ReasonPort,
+			fmt.Sprintf("Port %d is not open; only ports %s are.", port, p.settings.openPorts()),
+			fmt.Sprintf("Add %d under %s, or add %s under %s.", port, wherePorts, suggestEntry(h, port), whereAllowlist))
+	}
+
+	if h.name != "" {
+		if nc := classifyName(h.name); nc.internal {
+			if nc.metadata {
+				return d.refuse(CodeForbidden, ReasonMetadata,
+					fmt.Sprintf("%s is %s, which hands out credentials and is always refused.", h.name, nc.why),
+					"Nothing should unlock it; a host-name entry never does.")
+			}
+			if d.Entry.IsZero() || d.Entry.wildcard {
+				return d.refuse(CodeForbidden, ReasonInternalName,
+					fmt.Sprintf("%s is %s, which is refused.", h.name, nc.why),
+					fmt.Sprintf("If the agent should reach it, add %s as a literal entry under %s.", suggestEntry(h, port), whereAllowlist))
+			}
+		}
+		addrs, err := r.LookupNetIP(ctx, "ip", h.name)
+		if err != nil || len(addrs) == 0 {
+			if ctx.Err() != nil {
+				return d.refuse(CodeTimeout, ReasonTimeout, fmt.Sprintf("Looking up %s took too long.", h.name), "Try again later, or raise "+whereTimeout+".")
+			}
+			return d.refuse(CodeUnreachable, ReasonDNS, fmt.Sprintf("The host %s could not be found in DNS.", h.name), "Check the host name for typos.")
+		}
+		d.resolved = unmapAll(addrs)
+		for _, a := range d.resolved {
+			if c := ClassifyAddr(a); !c.Public() && !unlocks(d.Entry, c.Kind, a) {
+				return d.refuseAddr(h, a, c)
+			}
+		}
+	} else if c := ClassifyAddr(h.ip); !c.Public() && !unlocks(d.Entry, c.Kind, h.ip) {
+		return d.refuseAddr(h, h.ip, c)
+	}
+	d.Allowed = true
+	return d
+}
+
+// unlocks reports whether entry makes a non-public address of kind
+// reachable. A wildcard never does; a literal entry unlocks loopback,
+// private and CGNAT addresses; link-local addresses and metadata endpoints
+// need a literal IP entry for that very address.
+func unlocks(e Entry, kind AddrKind, a netip.Addr) bool {
+	if e.IsZero() || e.wildcard {
+		return false
+	}
+	switch kind {
+	case KindLoopback, KindPrivate, KindCGNAT:
+		return true
+	case KindLinkLocal, KindMetadata:
+		return e.ip.IsValid() && e.ip == a
+	}
+	return false
+}
+
+func (d Decision) refuse(code Code, reason Reason, message, fix string) Decision {
+	d.Allowed, d.Code, d.Reason, d.Message, d.Fix = false, code, reason, message, fix
+	return d
+}
+
+func (d Decision) refuseAddr(h host, a netip.Addr, c AddrClass) Decision {
+	d.Range = c.Range
+	subject := a.String()
+	if h.name != "" {
+		subject = h.name + " resolves to " + a.String() + ", which"
+	}
+	if c.Kind == KindMetadata {
+		return d.refuse(CodeForbidden, ReasonMetadata,
+			fmt.Sprintf("%s is the %s, which hands out credentials and is always refused.", subject, c.Range),
+			fmt.Sprintf("Only a literal IP entry %s under %s unlocks it; you almost certainly do not want that.", a, whereAllowlist))
+	}
+	msg := fmt.Sprintf("%s is in the %s, which is refused.", subject, c.Range)
+	var fix string
+	switch {
+	case c.Kind == KindSpecial:
+		fix = "Nothing unlocks this range; use a public address."
+	case c.Kind == KindLinkLocal:
+		fix = fmt.Sprintf("Only a literal IP entry %s under %s unlocks a link-local address.", suggestEntry(host{ip: a}, d.Port), whereAllowlist)
+	case d.Entry.wildcard:
+		fix = fmt.Sprintf("The wildcard %s never unlocks internal addresses; add %s as a literal entry under %s.", d.Entry, suggestEntry(h, d.Port), whereAllowlist)
+	default:
+		fix = fmt.Sprintf("If the agent should reach it, add %s as a literal entry under %s.", suggestEntry(h, d.Port), whereAllowlist)
+	}
+	return d.refuse(CodeForbidden, ReasonInternalAddress, msg, fix)
+}
+
+func schemeMessage(scheme string) string {
+	if scheme == "" {
+		return "The URL has no scheme; only http and https URLs can be opened."
+	}
+	return fmt.Sprintf("Only http and https URLs can be opened, not %s:.", scheme)
+}
+
+// parsePort returns the port of a URL, defaulting by scheme.
+func parsePort(text, scheme string) (uint16, bool) {
+	if text == "" {
+		if scheme == "https" {
+			return 443, true
+		}
+		return 80, true
+	}
+	n, err := strconv.Atoi(text)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, false
+	}
+	return uint16(n), true
+}
+
+// suggestEntry writes the literal allowlist entry that would admit h on
+// port, leaving the port out when it is a default one.
+func suggestEntry(h host, port uint16) string {
+	e := Entry{name: h.name, ip: h.ip}
+	if port != 80 && port != 443 {
+		e.port = port
+	}
+	return e.String()
+}
+
+func joinHostPort(host, port string) string {
+	if port == "" {
+		if ip, err := netip.ParseAddr(host); err == nil && ip.Is6() {
+			return "[" + host + "]"
+		}
+		return host
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// unmapAll returns addrs with IPv4-mapped answers unmapped, copying only
+// when one needs it: the resolver's slice is not ours to change.
+func unmapAll(addrs []netip.Addr) []netip.Addr {
+	for i, a := range addrs {
+		if a.Is4In6() {
+			out := append([]netip.Addr(nil), addrs...)
+			for j := i; j < len(out); j++ {
+				out[j] = out[j].Unmap()
+			}
+			return out
+		}
+	}
+	return addrs
+}
