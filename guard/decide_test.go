@@ -130,10 +130,10 @@ func TestDecideAllowlist(t *testing.T) {
 		{"https://docs.example.com/", true, "", "*.docs.example.com"},
 		{"https://api.docs.example.com/v1", true, "", "*.docs.example.com"},
 		{"https://private.docs.example.com/", false, ReasonInternalAddress, "*.docs.example.com"}, // wildcard never unlocks
-		{"http://intranet.corp:8080/", true, "", "intranet.corp:8080"},                           // literal unlocks private
-		{"http://intranet.corp/", false, ReasonPort, ""},                                         // pinned to 8080
-		{"http://linklocal.corp/", false, ReasonInternalAddress, "linklocal.corp"},               // link-local needs an IP entry
-		{"http://169.254.169.254/latest/", true, "", "169.254.169.254"},                          // a literal IP entry does
+		{"http://intranet.corp:8080/", true, "", "intranet.corp:8080"},                            // literal unlocks private
+		{"http://intranet.corp/", false, ReasonPort, ""},                                          // pinned to 8080
+		{"http://linklocal.corp/", false, ReasonInternalAddress, "linklocal.corp"},                // link-local needs an IP entry
+		{"http://169.254.169.254/latest/", true, "", "169.254.169.254"},                           // a literal IP entry does
 		{"https://[fd00::5]:8443/", true, "", "[fd00::5]:8443"},
 		{"http://localhost:5000/", true, "", "localhost:5000"},
 		{"http://wiki.internal/", true, "", "wiki.internal"},
