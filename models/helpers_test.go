@@ -48,3 +48,10 @@ func countRefusals(t testing.TB, s *Store) int64 {
 	}
 	return n
 }
+
+func contextWithCancel(t testing.TB) (context.Context, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(testCtx(t))
+	t.Cleanup(cancel)
+	return ctx, cancel
+}

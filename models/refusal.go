@@ -1,0 +1,141 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// ReviewStatus is an admin's verdict on a refusal.
+type ReviewStatus string
+
+// The review statuses. StatusUnreviewed is the zero value every new refusal
+// starts with.
+const (
+	StatusUnreviewed  ReviewStatus = ""
+	StatusExpected    ReviewStatus = "expected"     // the guard was right to refuse
+	StatusNeedsAccess ReviewStatus = "needs_access" // an allowlist entry is probably missing
+	StatusReviewed    ReviewStatus = "reviewed"     // looked at, no further action
+)
+
+// Valid reports whether s is one of the statuses above.
+func (s ReviewStatus) Valid() bool {
+	switch s {
+	case StatusUnreviewed, StatusExpected, StatusNeedsAccess, StatusReviewed:
+		return true
+	}
+	return false
+}
+
+func (s ReviewStatus) check() error {
+	if !s.Valid() {
+		return fmt.Errorf("models: review status %q is not one of \"\", %q, %q, %q", string(s), StatusExpected, StatusNeedsAccess, StatusReviewed)
+	}
+	return nil
+}
+
+// Refusal is one request the guard refused, plus the admin's review of it.
+//
+// ID grows with insertion order and never repeats (AUTOINCREMENT), which is
+// what makes it a stable keyset cursor. The single-column indexes below are
+// effectively (column, id) indexes: SQLite appends the rowid to every index
+// entry, so "WHERE host = ? AND id < ? ORDER BY id DESC LIMIT 50" walks
+// idx_refusals_host backwards and stops after 50 rows, without sorting.
+type Refusal struct {
+	ID        int64     `gorm:"primaryKey;autoIncrement"`
+	Time      time.Time `gorm:"not null;index"`
+	Tool      string    `gorm:"not null;default:'';index"` // fetch_url, screenshot, integration, proxy, check…
+	URL       string    `gorm:"not null;default:''"`
+	Host      string    `gorm:"not null;default:'';index"`
+	Port      int       `gorm:"not null;default:0"`
+	Addresses string    `gorm:"not null;default:''"` // resolved addresses, comma-separated
+	Code      string    `gorm:"not null;default:'';index"`
+	Reason    string    `gorm:"not null;default:'';index"`
+	Message   string    `gorm:"not null;default:''"`
+	Fix       string    `gorm:"not null;default:''"`
+	Entry     string    `gorm:"not null;default:''"` // allowlist entry involved, if any
+	Agent     string    `gorm:"not null;default:'';index"`
+	Thread    string    `gorm:"not null;default:''"`
+	// Trigger is stored as trigger_info: TRIGGER is an SQL keyword, and a
+	// column named after it is a trap for every hand-written query.
+	Trigger   string `gorm:"not null;default:'';column:trigger_info"`
+	Redirects string `gorm:"not null;default:''"` // redirect chain, one URL per line
+
+	Status     ReviewStatus `gorm:"not null;default:'';index"`
+	Comment    string       `gorm:"not null;default:''"`
+	ReviewedBy string       `gorm:"not null;default:''"`
+	ReviewedAt *time.Time
+}
+
+// refusalBatchRows bounds how many rows one INSERT statement carries. With
+// 22 columns, 500 rows stay well under SQLite's 32766 bound variables.
+const refusalBatchRows = 500
+
+// InsertRefusals stores rows synchronously in one transaction. Most callers
+// want a RefusalWriter instead, which never makes the request path wait on
+// the disk. IDs are assigned by the database (any ID set is ignored), a zero
+// Time becomes now, and times are stored in UTC.
+func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	prepared := make([]Refusal, len(rows))
+	now := time.Now().UTC()
+	for i, r := range rows {
+		r.ID = 0
+		if r.Time.IsZero() {
+			r.Time = now
+		}
+		r.Time = r.Time.UTC()
+		if r.ReviewedAt != nil {
+			t := r.ReviewedAt.UTC()
+			r.ReviewedAt = &t
+		}
+		prepared[i] = r
+	}
+	// SkipDefaultTransaction is on, so the transaction must be explicit for
+	// the batches to commit (and hit the disk) once, together.
+	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return tx.CreateInBatches(&prepared, refusalBatchRows).Error
+	})
+	if err != nil {
+		return fmt.Errorf("models: storing %d refusals in %q: %w", len(rows), s.path, err)
+	}
+	return nil
+}
+
+// RefusalByID returns one refusal, or a *NotFoundError.
+func (s *Store) RefusalByID(ctx context.Context, id int64) (Refusal, error) {
+	var rows []Refusal
+	if err := s.r.WithContext(ctx).Where("id = ?", id).Limit(1).Find(&rows).Error; err != nil {
+		return Refusal{}, fmt.Errorf("models: reading refusal %d: %w", id, err)
+	}
+	if len(rows) == 0 {
+		return Refusal{}, &NotFoundError{Kind: "refusal", Value: strconv.FormatInt(id, 10)}
+	}
+	return rows[0], nil
+}
+
+// ReviewRefusal records an admin's verdict. Setting StatusUnreviewed clears
+// the reviewer and review time but keeps the comment.
+func (s *Store) ReviewRefusal(ctx context.Context, id int64, status ReviewStatus, comment, by string) error {
+	if err := status.check(); err != nil {
+		return err
+	}
+	updates := map[string]any{"status": status, "comment": comment, "reviewed_by": by, "reviewed_at": time.Now().UTC()}
+	if status == StatusUnreviewed {
+		updates["reviewed_by"] = ""
+		updates["reviewed_at"] = nil
+	}
+	res := s.w.WithContext(ctx).Model(&Refusal{}).Where("id = ?", id).Updates(updates)
+	if res.Error != nil {
+		return fmt.Errorf("models: reviewing refusal %d: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return &NotFoundError{Kind: "refusal", Value: strconv.FormatInt(id, 10)}
+	}
+	return nil
+}
