@@ -66,7 +66,7 @@ func TestRedirectIntoInternalTargetsIsRefusedBeforeTheSecondFetch(t *testing.T) 
 		location string
 		reason   Reason
 	}{
-		{"http://127.0.0.1:6379/", ReasonPort},
+		{"http://127.0.0.1:6379/", ReasonInternalAddress},
 		{"http://127.0.0.1/admin", ReasonInternalAddress},
 		{"http://169.254.169.254/latest/meta-data/iam/", ReasonMetadata},
 		{"http://10.0.0.5/", ReasonInternalAddress},

@@ -89,26 +89,21 @@ func (p *Policy) DecideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 	}
 	d.Port = port
 	portOpen := p.settings.portOpen(port)
-
+	var listed bool
 	if p.list.Len() > 0 {
-		e, listed := p.list.match(h, port, portOpen)
-		if e.IsZero() {
-			if listed {
-				return d.refuse(CodeForbidden, ReasonPort,
-					fmt.Sprintf("%s is allowed, but not on port %d.", d.Host, port),
-					fmt.Sprintf("Add %s under %s to allow that port.", suggestEntry(h, port), whereAllowlist))
-			}
-			return d.refuse(CodeForbidden, ReasonNotAllowlisted,
-				fmt.Sprintf("%s is not on the outbound allowlist.", d.Host),
-				fmt.Sprintf("Add %s under %s.", suggestEntry(h, port), whereAllowlist))
-		}
-		d.Entry = e
-	} else if !portOpen {
-		return d.refuse(CodeForbidden, ReasonPort,
-			fmt.Sprintf("Port %d is not open; only ports %s are.", port, p.settings.openPorts()),
-			fmt.Sprintf("Add %d under %s, or add %s under %s.", port, wherePorts, suggestEntry(h, port), whereAllowlist))
+		d.Entry, listed = p.list.match(h, port, portOpen)
 	}
 
+	// A host the admin listed, on another port, is a port problem.
+	if d.Entry.IsZero() && listed {
+		return d.refuse(CodeForbidden, ReasonPort,
+			fmt.Sprintf("%s is allowed, but not on port %d.", d.Host, port),
+			fmt.Sprintf("Add %s under %s to allow that port.", suggestEntry(h, port), whereAllowlist))
+	}
+
+	// What the host is decides before whether it is listed: a refusal for
+	// localhost or a metadata address must say so, and must never suggest
+	// adding the metadata endpoint to the allowlist.
 	if h.name != "" {
 		if nc := classifyName(h.name); nc.internal {
 			if nc.metadata {
@@ -122,6 +117,22 @@ func (p *Policy) DecideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 					fmt.Sprintf("If the agent should reach it, add %s as a literal entry under %s.", suggestEntry(h, port), whereAllowlist))
 			}
 		}
+	} else if c := ClassifyAddr(h.ip); !c.Public() && !unlocks(d.Entry, c.Kind, h.ip) {
+		return d.refuseAddr(h, h.ip, c)
+	}
+
+	switch {
+	case p.list.Len() > 0 && d.Entry.IsZero():
+		return d.refuse(CodeForbidden, ReasonNotAllowlisted,
+			fmt.Sprintf("%s is not on the outbound allowlist.", d.Host),
+			fmt.Sprintf("Add %s under %s.", suggestEntry(h, port), whereAllowlist))
+	case p.list.Len() == 0 && !portOpen:
+		return d.refuse(CodeForbidden, ReasonPort,
+			fmt.Sprintf("Port %d is not open; only ports %s are.", port, p.settings.openPorts()),
+			fmt.Sprintf("Add %d under %s, or add %s under %s.", port, wherePorts, suggestEntry(h, port), whereAllowlist))
+	}
+
+	if h.name != "" {
 		addrs, err := r.LookupNetIP(ctx, "ip", h.name)
 		if err != nil || len(addrs) == 0 {
 			if ctx.Err() != nil {
@@ -135,8 +146,6 @@ func (p *Policy) DecideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 				return d.refuseAddr(h, a, c)
 			}
 		}
-	} else if c := ClassifyAddr(h.ip); !c.Public() && !unlocks(d.Entry, c.Kind, h.ip) {
-		return d.refuseAddr(h, h.ip, c)
 	}
 	d.Allowed = true
 	return d
@@ -172,7 +181,7 @@ func (d Decision) refuseAddr(h host, a netip.Addr, c AddrClass) Decision {
 	}
 	if c.Kind == KindMetadata {
 		return d.refuse(CodeForbidden, ReasonMetadata,
-			fmt.Sprintf("%s is the %s, which hands out credentials and is always refused.", subject, c.Range),
+			fmt.Sprintf("%s is a %s, which hands out credentials and is always refused.", subject, c.Range),
 			fmt.Sprintf("Only a literal IP entry %s under %s unlocks it; you almost certainly do not want that.", a, whereAllowlist))
 	}
 	msg := fmt.Sprintf("%s is in the %s, which is refused.", subject, c.Range)

@@ -52,6 +52,7 @@ func TestRefusedTargetsAreNeverDialled(t *testing.T) {
 		{"http://mapped.example.com/", CodeForbidden, ReasonInternalAddress, true},
 		{"http://nxdomain.example.com/", CodeUnreachable, ReasonDNS, true},
 		{"http://public.example.com:8080/", CodeForbidden, ReasonPort, false},
+		{"http://localhost:6379/", CodeForbidden, ReasonInternalName, false},
 		{"ftp://public.example.com/", CodeInvalid, ReasonScheme, false},
 		{"file:///etc/passwd", CodeInvalid, ReasonScheme, false},
 		{"gopher://public.example.com/", CodeInvalid, ReasonScheme, false},
@@ -139,7 +140,8 @@ func TestDecideAllowlist(t *testing.T) {
 		{"http://wiki.internal/", true, "", "wiki.internal"},
 		{"http://metadata.google.internal/", false, ReasonMetadata, "metadata.google.internal"}, // names never unlock metadata
 		{"http://10.1.2.4/", true, "", "10.1.2.4"},
-		{"http://10.1.2.5/", false, ReasonNotAllowlisted, ""},
+		{"http://10.1.2.5/", false, ReasonInternalAddress, ""}, // what it is, not that it is unlisted
+		{"http://93.184.216.99/", false, ReasonNotAllowlisted, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {

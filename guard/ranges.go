@@ -90,10 +90,10 @@ const outsideV6Name = "IPv6 space outside global unicast 2000::/3"
 // even where no range covers them (Azure's WireServer is a public address),
 // because they hand out credentials to whoever asks from inside the host.
 var metadataAddrs = map[netip.Addr]string{
-	netip.MustParseAddr("169.254.169.254"): "cloud metadata endpoint 169.254.169.254 (AWS, GCP, Azure, OpenStack)",
-	netip.MustParseAddr("169.254.170.2"):   "cloud metadata endpoint 169.254.170.2 (AWS ECS task credentials)",
-	netip.MustParseAddr("fd00:ec2::254"):   "cloud metadata endpoint fd00:ec2::254 (AWS IMDS over IPv6)",
-	netip.MustParseAddr("100.100.100.200"): "cloud metadata endpoint 100.100.100.200 (Alibaba Cloud)",
-	netip.MustParseAddr("192.0.0.192"):     "cloud metadata endpoint 192.0.0.192 (Oracle Cloud)",
-	netip.MustParseAddr("168.63.129.16"):   "cloud metadata endpoint 168.63.129.16 (Azure WireServer)",
+	netip.MustParseAddr("169.254.169.254"): "cloud metadata endpoint (AWS, GCP, Azure, OpenStack)",
+	netip.MustParseAddr("169.254.170.2"):   "cloud metadata endpoint (AWS ECS task credentials)",
+	netip.MustParseAddr("fd00:ec2::254"):   "cloud metadata endpoint (AWS IMDS over IPv6)",
+	netip.MustParseAddr("100.100.100.200"): "cloud metadata endpoint (Alibaba Cloud)",
+	netip.MustParseAddr("192.0.0.192"):     "cloud metadata endpoint (Oracle Cloud)",
+	netip.MustParseAddr("168.63.129.16"):   "cloud metadata endpoint (Azure WireServer)",
 }
