@@ -26,6 +26,7 @@ readonly apt_packages=(chromium fonts-dejavu-core iproute2 util-linux gcc libc6-
 
 started=$SECONDS
 step_name="setup"
+failed_checks=()
 
 say() { printf '==> %s\n' "$*" >&2; }
 fail() { printf 'test.sh: %s\n' "$*" >&2; exit 1; }
@@ -35,11 +36,36 @@ step() {
 	say "$1"
 }
 
+# check runs one check to its end even when an earlier one failed, so a
+# single run reports every problem: "check NAME COMMAND ARGS...".
+check() {
+	local name="$1" rc
+	shift
+	step "$name"
+	# set -e does not apply inside a function called from an if or ||, so
+	# the check runs in a subshell with set -e, outside any condition.
+	set +e
+	(
+		set -e
+		"$@"
+	)
+	rc=$?
+	set -e
+	if [[ $rc -ne 0 ]]; then
+		failed_checks+=("$name")
+		say "FAILED: $name"
+	fi
+}
+
 summary() {
 	local rc=$?
 	local took=$((SECONDS - started))
 	if [[ $rc -eq 0 ]]; then
 		printf 'test.sh: PASS: installs, gofmt, go vet, templ, go test -race (%ss)\n' "$took" >&2
+	elif [[ ${#failed_checks[@]} -gt 0 ]]; then
+		local list
+		printf -v list '%s; ' "${failed_checks[@]}"
+		printf 'test.sh: FAIL: %s (%ss)\n' "${list%; }" "$took" >&2
 	else
 		printf 'test.sh: FAIL in step "%s" (exit %s, %ss)\n' "$step_name" "$rc" "$took" >&2
 	fi
@@ -119,7 +145,6 @@ install_playwright_driver() {
 }
 
 check_gofmt() {
-	step "gofmt -l (tracked Go files)"
 	local files=() unformatted
 	mapfile -d '' -t files < <(git ls-files -z -- '*.go')
 	if [[ ${#files[@]} -eq 0 ]]; then
@@ -133,7 +158,6 @@ check_gofmt() {
 }
 
 check_vet() {
-	step "go vet ./..."
 	go vet ./...
 }
 
@@ -158,7 +182,6 @@ check_templ() {
 		say "templ: no views/*.templ, nothing to check"
 		return
 	fi
-	step "templ generate (must leave *_templ.go unchanged)"
 	local before after
 	before="$(templ_outputs_state)"
 	go tool templ generate >&2
@@ -170,13 +193,13 @@ check_templ() {
 }
 
 run_tests() {
-	step "go test -race -count=1 -timeout 20m $* ./..."
 	go test -race -count=1 -timeout 20m "$@" ./...
 }
 
 install_apt_packages
 install_playwright_driver
-check_gofmt
-check_vet
-check_templ
-run_tests "$@"
+check "gofmt -l (tracked Go files)" check_gofmt
+check "go vet ./..." check_vet
+check "templ generate (must leave *_templ.go unchanged)" check_templ
+check "go test -race -count=1 -timeout 20m $* ./..." run_tests "$@"
+[[ ${#failed_checks[@]} -eq 0 ]]
