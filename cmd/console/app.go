@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"os"
+	"os/user"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
+)
+
+// app wires the store to the guard: the store's allowlist and settings
+// become the guard's policy, the guard's refusals go to the store's
+// batched writer, and a change made by any process on the same database
+// reaches this one through the revision number.
+type app struct {
+	store    *models.Store
+	guard    *guard.Guard
+	refusals *models.RefusalWriter
+	log      *slog.Logger
+
+	settings atomic.Pointer[tools.Settings]
+	revision atomic.Int64
+}
+
+type appOptions struct {
+	resolver guard.Resolver
+	log      *slog.Logger
+}
+
+func openApp(ctx context.Context, dbPath string, opts appOptions) (*app, error) {
+	store, err := models.Open(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{store: store, log: opts.log}
+	if a.log == nil {
+		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
+	a.guard = guard.New(guard.Options{Resolver: opts.resolver, Reporter: guard.ReporterFunc(a.report)})
+	if err := a.reload(ctx); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// reload reads the allowlist and settings and swaps in a new policy. It
+// builds everything off the live path first; on any failure the running
+// policy stays as it was.
+func (a *app) reload(ctx context.Context) error {
+	rev, err := a.store.Revision(ctx)
+	if err != nil {
+		return err
+	}
+	p, s, err := loadPolicy(ctx, a.store)
+	if err != nil {
+		return err
+	}
+	a.guard.SetPolicy(p)
+	a.settings.Store(&s)
+	a.revision.Store(rev)
+	return nil
+}
+
+// loadPolicy builds the guard's policy and the tools' settings from the store.
+func loadPolicy(ctx context.Context, store *models.Store) (*guard.Policy, tools.Settings, error) {
+	rows, err := store.ListAllowlist(ctx)
+	if err != nil {
+		return nil, tools.Settings{}, err
+	}
+	entries, err := storedEntries(rows)
+	if err != nil {
+		return nil, tools.Settings{}, err
+	}
+	values, err := store.Settings(ctx)
+	if err != nil {
+		return nil, tools.Settings{}, err
+	}
+	s, err := tools.ParseSettings(values)
+	if err != nil {
+		return nil, tools.Settings{}, fmt.Errorf("the stored settings are invalid (%w); fix them with `console settings set`", err)
+	}
+	p, err := guard.NewPolicy(entries, s.Guard)
+	if err != nil {
+		return nil, tools.Settings{}, err
+	}
+	return p, s, nil
+}
+
+// watch reloads whenever another process changes the configuration. It
+// returns when ctx ends.
+func (a *app) watch(ctx context.Context) {
+	err := a.store.Watch(ctx, 250*time.Millisecond, func(rev int64) {
+		if rev == a.revision.Load() {
+			return
+		}
+		if err := a.reload(ctx); err != nil {
+			a.log.Error("reload failed; the previous policy stays in force", "revision", rev, "err", err)
+			return
+		}
+		a.log.Info("policy reloaded", "revision", rev)
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		a.log.Error("configuration watch stopped", "err", err)
+	}
+}
+
+// Settings returns the settings in force.
+func (a *app) Settings() tools.Settings { return *a.settings.Load() }
+
+// report turns a guard event into a refusal log row. The writer queues it
+// and never blocks the decision.
+func (a *app) report(e guard.Event) {
+	r := e.Refusal
+	a.refusals.Write(models.Refusal{
+		Time: e.Time, Tool: e.Caller.Tool, URL: r.URL, Host: r.Host, Port: int(e.Port),
+		Addresses: joinAddrs(r.Addresses), Code: string(r.Code), Reason: string(r.Reason),
+		Message: r.Message, Fix: r.Fix, Entry: r.Entry,
+		Agent: e.Caller.Agent, Thread: e.Caller.Thread, Trigger: e.Caller.Trigger,
+		Redirects: strings.Join(e.Redirects, "\n"),
+	})
+	a.log.Info("refused", "tool", e.Caller.Tool, "agent", e.Caller.Agent, "thread", e.Caller.Thread,
+		"url", r.URL, "host", r.Host, "code", r.Code, "reason", r.Reason, "addresses", joinAddrs(r.Addresses))
+}
+
+func joinAddrs(addrs []netip.Addr) string {
+	parts := make([]string, len(addrs))
+	for i, a := range addrs {
+		parts[i] = a.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+// Close flushes queued refusals and closes the store.
+func (a *app) Close() error {
+	a.guard.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return errors.Join(a.refusals.Close(ctx), a.store.Close())
+}
+
+// actor names who made a change from the command line, for the entry's
+// "added by" and the audit trail.
+func actor() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return "cli:" + u.Username
+	}
+	return "cli"
+}

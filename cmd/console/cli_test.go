@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/outboundhq/outbound/guard"
+)
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runCLI(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), env{strings.NewReader(""), &out, &errOut}, args)
+	return result{code, out.String(), errOut.String()}
+}
+
+func tempDB(t *testing.T) string { return filepath.Join(t.TempDir(), "console.db") }
+
+func TestCheckExitCodesAndJSON(t *testing.T) {
+	db := tempDB(t)
+	if r := runCLI(t, "check", "--db", db, "http://93.184.216.34/status"); r.code != 0 || !strings.Contains(r.stdout, "allowed  http://93.184.216.34/status") || !strings.Contains(r.stdout, "PUBLIC WEB") {
+		t.Fatalf("allowed check: %+v", r)
+	}
+	r := runCLI(t, "check", "--json", "--db", db, "http://169.254.169.254/latest/meta-data/")
+	if r.code != 3 {
+		t.Fatalf("refused check exit %d, want 3: %+v", r.code, r)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, r.stdout)
+	}
+	for _, k := range []string{"url", "allowed", "code", "reason", "message", "fix", "addresses"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("--json lacks %q", k)
+		}
+	}
+	if got["allowed"] != false || got["code"] != "forbidden" || got["reason"] != "metadata" {
+		t.Fatalf("decision JSON: %s", r.stdout)
+	}
+	if r := runCLI(t, "check", "--db", db); r.code != 2 || !strings.Contains(r.stderr, "give exactly one URL") {
+		t.Fatalf("no URL: %+v", r)
+	}
+	if r := runCLI(t, "check", "--bogus", "--db", db, "http://x/"); r.code != 2 || !strings.Contains(r.stderr, "flag provided but not defined: -bogus") {
+		t.Fatalf("bad flag: %+v", r)
+	}
+	if r := runCLI(t, "nonsense"); r.code != 2 || !strings.Contains(r.stderr, `unknown command "nonsense"`) {
+		t.Fatalf("unknown command: %+v", r)
+	}
+}
+
+func TestAllowAddListRemove(t *testing.T) {
+	db := tempDB(t)
+	r := runCLI(t, "allow", "add", "Status.Example.com", "intranet.corp:8080", "--note", "ticket 42", "--db", db)
+	if r.code != 0 || !strings.Contains(r.stdout, "added status.example.com") || !strings.Contains(r.stdout, "2 ALLOWED") {
+		t.Fatalf("allow add: %+v", r)
+	}
+	r = runCLI(t, "allow", "add", "--db", db, "ok.example.com", "https://bad.example.com/", "*.com", "status.example.com")
+	if r.code != 2 || !strings.Contains(r.stderr, "nothing was added") || !strings.Contains(r.stderr, "has a scheme") ||
+		!strings.Contains(r.stderr, "covers a public suffix") || !strings.Contains(r.stderr, "already on the list") {
+		t.Fatalf("bad allow add: %+v", r)
+	}
+	r = runCLI(t, "allow", "list", "--json", "--db", db)
+	var entries []entryJSON
+	if err := json.Unmarshal([]byte(r.stdout), &entries); err != nil || len(entries) != 2 {
+		t.Fatalf("allow list --json: %v %s", err, r.stdout)
+	}
+	if entries[0].Entry != "intranet.corp:8080" || entries[0].Note != "ticket 42" || !strings.HasPrefix(entries[0].AddedBy, "cli") {
+		t.Fatalf("entries: %+v", entries)
+	}
+	if r := runCLI(t, "check", "--db", db, "http://93.184.216.34/"); r.code != 3 || !strings.Contains(r.stdout, "not on the outbound allowlist") {
+		t.Fatalf("check under an allowlist: %+v", r)
+	}
+	if r := runCLI(t, "allow", "rm", "--db", db, "nothere.example.com"); r.code != 2 || !strings.Contains(r.stderr, "nothing was removed") {
+		t.Fatalf("rm unknown: %+v", r)
+	}
+	if r := runCLI(t, "allow", "rm", "--db", db, "STATUS.example.com", "intranet.corp:8080"); r.code != 0 || !strings.Contains(r.stdout, "PUBLIC WEB") {
+		t.Fatalf("rm: %+v", r)
+	}
+	if r := runCLI(t, "allow", "list", "--db", db); r.code != 0 || !strings.HasPrefix(r.stdout, "PUBLIC WEB") {
+		t.Fatalf("list after rm: %+v", r)
+	}
+}
+
+func TestSettingsSetAndList(t *testing.T) {
+	db := tempDB(t)
+	if r := runCLI(t, "settings", "set", "timeout", "fast", "--db", db); r.code != 2 || !strings.Contains(r.stderr, `"fast" is not a duration; write it like 15s`) || !strings.Contains(r.stderr, "nothing was changed") {
+		t.Fatalf("bad value: %+v", r)
+	}
+	if r := runCLI(t, "settings", "set", "--db", db, "ports", "8443,8080"); r.code != 0 || r.stdout != "ports = 8080, 8443\n" {
+		t.Fatalf("set ports: %+v", r)
+	}
+	r := runCLI(t, "settings", "list", "--db", db)
+	if r.code != 0 || !strings.Contains(r.stdout, "ports") || !strings.Contains(r.stdout, "8080, 8443") || !strings.Contains(r.stdout, "max_bytes") {
+		t.Fatalf("settings list: %+v", r)
+	}
+	if r := runCLI(t, "check", "--db", db, "http://93.184.216.34:8080/"); r.code != 0 {
+		t.Fatalf("port 8080 should be open now: %+v", r)
+	}
+}
+
+func TestRefusalsAreLoggedAndListed(t *testing.T) {
+	db := tempDB(t)
+	a, err := openApp(context.Background(), db, appOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := guard.WithCaller(context.Background(), guard.Caller{Tool: "fetch_url", Agent: "helpdesk", Thread: "T-1"})
+	if _, err := a.guard.Get(ctx, "http://10.0.0.5/admin"); err == nil {
+		t.Fatal("a private address was fetched")
+	}
+	if err := a.Close(); err != nil { // flushes the queued refusal
+		t.Fatal(err)
+	}
+	r := runCLI(t, "refusals", "--json", "--limit", "5", "--db", db)
+	var rows []refusalJSON
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("refusals --json: %v %+v", err, r)
+	}
+	got := rows[0]
+	if got.Code != "forbidden" || got.Reason != "internal_address" || got.Agent != "helpdesk" || got.Thread != "T-1" || got.Tool != "fetch_url" ||
+		got.Host != "10.0.0.5" || got.Fix == "" || len(got.Addresses) != 1 {
+		t.Fatalf("refusal row: %+v", got)
+	}
+	if r := runCLI(t, "refusals", "--limit", "0", "--db", db); r.code != 2 || !strings.Contains(r.stderr, "not a positive whole number") {
+		t.Fatalf("bad limit: %+v", r)
+	}
+	if r := runCLI(t, "refusals", "--db", db); r.code != 0 || !strings.Contains(r.stdout, "internal_address") {
+		t.Fatalf("refusals table: %+v", r)
+	}
+}
+
+// TestAnotherProcessPicksUpChangesWithinASecond: a running app (as in
+// `console mcp`) sees an allowlist change made by another store handle.
+func TestAnotherProcessPicksUpChangesWithinASecond(t *testing.T) {
+	db := tempDB(t)
+	a, err := openApp(context.Background(), db, appOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go a.watch(ctx)
+	if d := a.guard.Decide(ctx, "http://93.184.216.34/"); !d.Allowed {
+		t.Fatalf("PUBLIC WEB refused a public address: %s", d.Message)
+	}
+	start := time.Now()
+	if r := runCLI(t, "allow", "add", "--db", db, "status.example.com"); r.code != 0 {
+		t.Fatalf("allow add: %+v", r)
+	}
+	for time.Since(start) < time.Second {
+		if d := a.guard.Decide(ctx, "http://93.184.216.34/"); !d.Allowed {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the running app did not pick up the change within 1 s")
+}

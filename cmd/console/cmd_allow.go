@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/models"
+)
+
+func init() {
+	commands["allow"] = command{"manage the outbound allowlist: add, rm, list", runAllow}
+}
+
+const allowUsage = "console allow add ENTRY… [--note TEXT] | console allow rm ENTRY… | console allow list [--json]"
+
+func runAllow(ctx context.Context, e env, args []string) error {
+	if len(args) == 0 {
+		return usagef("%s", allowUsage)
+	}
+	switch args[0] {
+	case "add":
+		return allowAdd(ctx, e, args[1:])
+	case "rm", "remove":
+		return allowRemove(ctx, e, args[1:])
+	case "list", "ls":
+		return allowList(ctx, e, args[1:])
+	}
+	return usagef("unknown subcommand %q: %s", args[0], allowUsage)
+}
+
+func allowAdd(ctx context.Context, e env, args []string) error {
+	var db, note string
+	fs := newFlags("allow add", &db)
+	fs.StringVar(&note, "note", "", "why the entries are needed")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return usagef("name at least one entry: console allow add status.example.com [--note TEXT]")
+	}
+	store, err := models.Open(db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	rows, err := store.ListAllowlist(ctx)
+	if err != nil {
+		return err
+	}
+	existing, err := storedEntries(rows)
+	if err != nil {
+		return err
+	}
+	entries, errs := guard.ParseEntries(strings.Join(rest, "\n"), existing)
+	if len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, ee := range errs {
+			msgs[i] = fmt.Sprintf("%q: %s; %s", ee.Input, ee.Problem, ee.Fix)
+		}
+		return usagef("nothing was added:\n  %s", strings.Join(msgs, "\n  "))
+	}
+	now, by := time.Now(), actor()
+	add := make([]models.AllowlistEntry, len(entries))
+	for i, en := range entries {
+		add[i] = models.AllowlistEntry{Entry: en.String(), Note: note, AddedBy: by, CreatedAt: now}
+	}
+	if _, err := store.AddAllowlistEntries(ctx, models.AnyRevision, add); err != nil {
+		return err
+	}
+	for _, en := range entries {
+		fmt.Fprintf(e.stdout, "added %s\n", en)
+	}
+	fmt.Fprintln(e.stdout, badge(len(existing)+len(entries)))
+	return nil
+}
+
+func allowRemove(ctx context.Context, e env, args []string) error {
+	var db string
+	fs := newFlags("allow rm", &db)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return usagef("name at least one entry: console allow rm status.example.com")
+	}
+	names := make([]string, len(rest))
+	for i, text := range rest {
+		en, err := guard.ParseEntry(text)
+		if err != nil {
+			names[i] = text // remove it as written: a bad stored entry must be removable
+			continue
+		}
+		names[i] = en.String()
+	}
+	store, err := models.Open(db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if _, err := store.RemoveAllowlistEntries(ctx, models.AnyRevision, names); err != nil {
+		var nf *models.NotFoundError
+		if errors.As(err, &nf) {
+			return usagef("nothing was removed: %v; see `console allow list`", err)
+		}
+		return err
+	}
+	rows, err := store.ListAllowlist(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		fmt.Fprintf(e.stdout, "removed %s\n", n)
+	}
+	fmt.Fprintln(e.stdout, badge(len(rows)))
+	return nil
+}
+
+type entryJSON struct {
+	Entry   string    `json:"entry"`
+	Note    string    `json:"note"`
+	AddedBy string    `json:"added_by"`
+	AddedAt time.Time `json:"added_at"`
+}
+
+func allowList(ctx context.Context, e env, args []string) error {
+	var db string
+	var asJSON bool
+	fs := newFlags("allow list", &db)
+	fs.BoolVar(&asJSON, "json", false, "print the entries as JSON")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 0 {
+		return usagef("allow list takes no arguments")
+	}
+	store, err := models.Open(db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	rows, err := store.ListAllowlist(ctx)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		out := make([]entryJSON, len(rows))
+		for i, r := range rows {
+			out[i] = entryJSON{r.Entry, r.Note, r.AddedBy, r.CreatedAt.UTC()}
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	fmt.Fprintln(e.stdout, badge(len(rows)))
+	if len(rows) == 0 {
+		fmt.Fprintln(e.stdout, "Any public host on the allowed ports can be reached. Add an entry to allow only listed hosts.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ENTRY\tNOTE\tADDED BY\tADDED")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Entry, r.Note, r.AddedBy, r.CreatedAt.Local().Format("2006-01-02 15:04"))
+	}
+	return tw.Flush()
+}
+
+// badge is the card's badge: PUBLIC WEB for an empty list, N ALLOWED otherwise.
+func badge(n int) string {
+	if n == 0 {
+		return "PUBLIC WEB"
+	}
+	return fmt.Sprintf("%d ALLOWED", n)
+}
+
+func storedEntries(rows []models.AllowlistEntry) ([]guard.Entry, error) {
+	out := make([]guard.Entry, 0, len(rows))
+	for _, r := range rows {
+		en, err := guard.ParseEntry(r.Entry)
+		if err != nil {
+			return nil, fmt.Errorf("the stored allowlist has a bad entry (%w); remove it with `console allow rm %s`", err, r.Entry)
+		}
+		out = append(out, en)
+	}
+	return out, nil
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/outboundhq/outbound/guard"
+)
+
+func init() {
+	commands["check"] = command{"decide a URL without fetching it (exit 0 allowed, 3 refused)", runCheck}
+}
+
+func runCheck(ctx context.Context, e env, args []string) error {
+	var db string
+	var asJSON bool
+	fs := newFlags("check", &db)
+	fs.BoolVar(&asJSON, "json", false, "print the decision as JSON")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("give exactly one URL: console check [--json] URL")
+	}
+	a, err := openApp(ctx, db, appOptions{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	d := a.guard.Decide(ctx, rest[0])
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(d); err != nil {
+			return err
+		}
+	} else {
+		printDecision(e.stdout, &d, a.guard.Policy().PublicWeb())
+	}
+	if !d.Allowed {
+		return refusedError{}
+	}
+	return nil
+}
+
+func printDecision(w io.Writer, d *guard.Decision, publicWeb bool) {
+	url := d.Input
+	if d.URL != nil {
+		url = d.URL.String()
+	}
+	if d.Allowed {
+		fmt.Fprintf(w, "allowed  %s\n", url)
+		switch {
+		case !d.Entry.IsZero():
+			fmt.Fprintf(w, "  entry:     %s\n", d.Entry)
+		case publicWeb:
+			fmt.Fprintf(w, "  entry:     none needed (PUBLIC WEB)\n")
+		}
+	} else {
+		fmt.Fprintf(w, "refused  %s\n", url)
+		fmt.Fprintf(w, "  code:      %s (%s)\n", d.Code, d.Reason)
+		fmt.Fprintf(w, "  message:   %s\n", d.Message)
+		fmt.Fprintf(w, "  fix:       %s\n", d.Fix)
+		if !d.Entry.IsZero() {
+			fmt.Fprintf(w, "  entry:     %s\n", d.Entry)
+		}
+	}
+	if addrs := d.Addresses(); len(addrs) > 0 {
+		parts := make([]string, len(addrs))
+		for i, a := range addrs {
+			parts[i] = a.String()
+		}
+		fmt.Fprintf(w, "  addresses: %s\n", strings.Join(parts, ", "))
+	}
+}

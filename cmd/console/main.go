@@ -1,0 +1,86 @@
+// Command console runs Outbound: the egress guard's command line, the web
+// console, the MCP server and the egress proxy, all over one SQLite file.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// env is what a command may touch: its streams. Commands take it rather
+// than os.Stdout so that tests run them in-process.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+type command struct {
+	summary string
+	run     func(ctx context.Context, e env, args []string) error
+}
+
+// commands is filled by each command's file.
+var commands = map[string]command{}
+
+// refusedError makes a command exit with code 3: the guard refused.
+type refusedError struct{}
+
+func (refusedError) Error() string { return "refused" }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, env{os.Stdin, os.Stdout, os.Stderr}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns the exit code: 0 success,
+// 1 failure, 2 usage error, 3 refused by the guard.
+func run(ctx context.Context, e env, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(e.stdout, usage())
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(e.stderr, "console: unknown command %q\n\n%s", args[0], usage())
+		return 2
+	}
+	err := cmd.run(ctx, e, args[1:])
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &refusedError{}):
+		return 3
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "console %s: %v\n", args[0], err)
+		return 2
+	default:
+		fmt.Fprintf(e.stderr, "console %s: %v\n", args[0], err)
+		return 1
+	}
+}
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: console COMMAND [flags] [args]\n\ncommands:\n")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-10s %s\n", n, commands[n].summary)
+	}
+	b.WriteString("\nEvery command takes --db PATH (env CONSOLE_DB, default console.db).\n")
+	return b.String()
+}
