@@ -43,11 +43,7 @@ func extractHTML(body []byte, contentType string, page *url.URL) (Page, error) {
 	text := chooseText(doc, article.Node, base, links)
 	links.addPage(doc, base)
 
-	title := documentTitle(doc)
-	if title == "" {
-		title = collapse(article.Title())
-	}
-	return Page{Title: title, Text: text, Links: links.links}, nil
+	return Page{Title: documentTitle(doc), Text: text, Links: links.links}, nil
 }
 
 // readabilityURL gives Readability a URL to resolve links against; it
@@ -132,16 +128,33 @@ func mainLandmark(doc *html.Node) *html.Node {
 	return nil
 }
 
-// documentTitle is the text of the page's <title>.
+// documentTitle is the text of the page's <title> or, for pages without
+// one, of the title it declares for link previews (og:title, twitter:title).
+// Readability's own title is not used: it takes the first <title> even when
+// that names an SVG icon.
 func documentTitle(doc *html.Node) string {
 	t := findElement(doc, atom.Title, func(n *html.Node) bool {
-		return !hasAncestor(n, atom.Svg)
+		return n.Namespace == "" && ownText(n) != ""
 	})
-	if t == nil {
-		return ""
+	if t != nil {
+		return ownText(t)
 	}
+	for _, name := range []string{"og:title", "twitter:title"} {
+		meta := findElement(doc, atom.Meta, func(n *html.Node) bool {
+			return (attr(n, "property") == name || attr(n, "name") == name) && collapse(attr(n, "content")) != ""
+		})
+		if meta != nil {
+			return collapse(attr(meta, "content"))
+		}
+	}
+	return ""
+}
+
+// ownText is the collapsed text of n's own text children: all a <title>
+// holds, since its content is never parsed as markup.
+func ownText(n *html.Node) string {
 	var b strings.Builder
-	for c := t.FirstChild; c != nil; c = c.NextSibling {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.TextNode {
 			b.WriteString(c.Data)
 		}

@@ -160,10 +160,11 @@ func (w *textWriter) closeInline(opener, s string) bool {
 	return true
 }
 
-// separate owes a cell separator before the next word on this line.
+// separate owes a cell separator before the next word on this line. Empty
+// cells between two full ones still show, as "a | | b", so columns line up.
 func (w *textWriter) separate(s string) {
 	if w.len() > 0 && !w.lineStart && w.newlines == 0 {
-		w.sep = s
+		w.sep = strings.TrimSuffix(w.sep, " ") + s
 	}
 }
 
