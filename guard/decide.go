@@ -70,14 +70,9 @@ func (p *Policy) DecideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 	case hostZone:
 		return d.refuse(CodeInvalid, ReasonZone, fmt.Sprintf("The host %q is an IPv6 address with a zone, which is never reached.", hostname), "Use a public host name or address.")
 	}
+	d.Host = h.text
 	if h.ip.IsValid() {
 		d.literal = h.ip
-		d.Host = hostname
-		if h.ip.Is6() {
-			d.Host = h.ip.String()
-		}
-	} else {
-		d.Host = h.name
 	}
 	if d.Host != hostname {
 		u.Host = joinHostPort(d.Host, portText)

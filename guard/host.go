@@ -3,6 +3,7 @@ package guard
 import (
 	"net/netip"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -12,13 +13,7 @@ import (
 type host struct {
 	name string // lower-case ASCII (punycode) DNS name without a trailing dot
 	ip   netip.Addr
-}
-
-func (h host) String() string {
-	if h.ip.IsValid() {
-		return h.ip.String()
-	}
-	return h.name
+	text string // the canonical text of the host: name, or the address
 }
 
 // hostProblem is why a host string was rejected. The caller turns it into
@@ -54,12 +49,21 @@ func parseHost(raw string) (host, hostProblem) {
 		if ip.Zone() != "" {
 			return host{}, hostZone
 		}
-		return host{ip: ip}, hostOK
+		return host{ip: ip, text: ip.String()}, hostOK
 	}
 	name, ok := asciiLower(raw)
 	if !ok {
+		if !utf8.ValidString(raw) {
+			return host{}, hostBadName
+		}
 		mapped, err := idna.Lookup.ToASCII(raw)
 		if err != nil {
+			return host{}, hostBadName
+		}
+		// The mapping must be stable: a name that maps to punycode which
+		// does not map to itself again would print as something that
+		// cannot be parsed back.
+		if again, err := idna.Lookup.ToASCII(mapped); err != nil || again != mapped {
 			return host{}, hostBadName
 		}
 		name = mapped
@@ -73,12 +77,12 @@ func parseHost(raw string) (host, hostProblem) {
 		if err != nil || !ip.Is4() {
 			return host{}, hostNumeric
 		}
-		return host{ip: ip}, hostOK
+		return host{ip: ip, text: name}, hostOK // strict parsing made name canonical
 	}
 	if !validDNSName(name) {
 		return host{}, hostBadName
 	}
-	return host{name: name}, hostOK
+	return host{name: name, text: name}, hostOK
 }
 
 // asciiLower returns s in lower case when s is plain ASCII letters, digits,
