@@ -93,7 +93,7 @@ func KindOf(contentType string) (Kind, error) {
 // the WHATWG sniffing algorithm (http.DetectContentType). It never guesses
 // binary as text: anything not recognised as text is Binary.
 func Sniff(body []byte) Kind {
-	kind, ok := kindOfMedia(mediaType(http.DetectContentType(body)))
+	kind, ok := kindOfMedia(mediaType(sniffedType(body)))
 	if !ok {
 		return Binary
 	}
@@ -139,3 +139,6 @@ func kindOfMedia(media string) (Kind, bool) {
 	}
 	return Binary, false
 }
+
+// sniffedType is the media type http.DetectContentType sees in body.
+func sniffedType(body []byte) string { return http.DetectContentType(body) }

@@ -196,7 +196,7 @@ func (r *renderer) anchor(n *html.Node) {
 		return
 	}
 	r.links.add(target, linkText(n, target))
-	if hasBlockDescendant(n) {
+	if hasElement(n, blockElements) {
 		r.children(n)
 		return
 	}
@@ -223,9 +223,11 @@ var blockElements = map[atom.Atom]bool{
 	atom.Address: true, atom.Details: true,
 }
 
-func hasBlockDescendant(n *html.Node) bool {
+// hasElement reports whether n contains, outside content that is never
+// text, an element of one of the given kinds.
+func hasElement(n *html.Node, kinds map[atom.Atom]bool) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && (blockElements[c.DataAtom] || hasBlockDescendant(c)) {
+		if c.Type == html.ElementNode && !isNeverText(c) && (kinds[c.DataAtom] || hasElement(c, kinds)) {
 			return true
 		}
 	}

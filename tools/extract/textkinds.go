@@ -3,7 +3,6 @@ package extract
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"strings"
 )
 
@@ -23,6 +22,3 @@ func extractText(kind Kind, text string) string {
 	}
 	return out.String()
 }
-
-// sniffedType is the media type http.DetectContentType sees in body.
-func sniffedType(body []byte) string { return http.DetectContentType(body) }

@@ -122,12 +122,10 @@ func (w *textWriter) text(s string) {
 	}
 }
 
-// isCollapsible is HTML's notion of inter-word whitespace. A no-break space
-// is deliberately excluded so "10\u00a0km" stays together, but it is
-// written as a plain space (see word) because agents gain nothing from it.
-func isCollapsible(r rune) bool {
-	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || unicode.IsSpace(r) && r != '\u00a0'
-}
+// isCollapsible reports whitespace that collapses to one space. Unlike a
+// browser, no-break spaces collapse too: pages use runs of them for
+// indentation and spacers, which are noise in plain text.
+func isCollapsible(r rune) bool { return unicode.IsSpace(r) }
 
 // word writes s (which contains no collapsible whitespace) inline.
 func (w *textWriter) word(s string) {
@@ -142,7 +140,7 @@ func (w *textWriter) word(s string) {
 	w.space = false
 	w.b.WriteString(w.open)
 	w.open = ""
-	w.b.WriteString(strings.ReplaceAll(s, "\u00a0", " "))
+	w.b.WriteString(s)
 }
 
 // openInline owes s (such as "[") before the next word.
@@ -163,7 +161,7 @@ func (w *textWriter) closeInline(opener, s string) bool {
 // separate owes a cell separator before the next word on this line. Empty
 // cells between two full ones still show, as "a | | b", so columns line up.
 func (w *textWriter) separate(s string) {
-	if w.len() > 0 && !w.lineStart && w.newlines == 0 {
+	if w.b.Len() > 0 && !w.lineStart && w.newlines == 0 {
 		w.sep = strings.TrimSuffix(w.sep, " ") + s
 	}
 }
@@ -186,7 +184,5 @@ func (w *textWriter) raw(s string) {
 		s = rest
 	}
 }
-
-func (w *textWriter) len() int { return w.b.Len() }
 
 func (w *textWriter) String() string { return w.b.String() }
