@@ -69,27 +69,38 @@ func chooseText(doc, article *html.Node, base *baseURL, links *linkList) string 
 }
 
 func pickRendering(doc, article *html.Node, base *baseURL) rendering {
-	whole := render(doc, base, false)
+	// The whole page is rendered only when a shorter candidate needs
+	// comparing with it: most articles are long enough on their own.
+	var whole *rendering
+	wholePage := func() rendering {
+		if whole == nil {
+			r := render(doc, base, false)
+			whole = &r
+		}
+		return *whole
+	}
 	if article != nil {
-		if r := render(article, base, true); isSubstantial(r, whole) {
+		if r := render(article, base, true); isSubstantial(r, wholePage) {
 			return r
 		}
 	}
 	if landmark := mainLandmark(doc); landmark != nil {
-		if r := render(landmark, base, false); isSubstantial(r, whole) {
+		if r := render(landmark, base, false); isSubstantial(r, wholePage) {
 			return r
 		}
 	}
-	return whole
+	return wholePage()
 }
 
 // isSubstantial reports whether part has enough text to stand for the page:
 // a few paragraphs, or at least a fair share of a short page. Long pages
 // are routinely ten times the length of their article (comments, related
 // stories), so the share only matters for short parts.
-func isSubstantial(part, whole rendering) bool {
-	return part.chars >= fullArticleChars ||
-		part.chars >= minArticleChars && part.chars*maxShrink >= whole.chars
+func isSubstantial(part rendering, whole func() rendering) bool {
+	if part.chars >= fullArticleChars {
+		return true
+	}
+	return part.chars >= minArticleChars && part.chars*maxShrink >= whole().chars
 }
 
 // rendering is one candidate text of a page.
