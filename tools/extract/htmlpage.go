@@ -34,8 +34,8 @@ func extractHTML(body []byte, contentType string, page *url.URL) (Page, error) {
 	base := &baseURL{url: withBaseElement(doc, page)}
 	article, err := readability.FromDocument(doc, readabilityURL(base.url))
 	if err != nil {
-		// Readability fails only on documents it cannot walk; the
-		// whole-page rendering below still reads them.
+		// Readability only refuses documents over its element limit
+		// (none is set); the whole-page rendering still reads them.
 		article = readability.Article{}
 	}
 

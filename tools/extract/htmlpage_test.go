@@ -145,6 +145,9 @@ func TestPickRenderingFallbacks(t *testing.T) {
 		{"short main falls back to body", `<h1>Down</h1><main><p>Short</p></main>`, "", "# Down\n\nShort"},
 		{"substantial article wins", `<div>PROMO</div><div id="a"><p>` + prose + `</p></div><main><p>Other</p></main>`,
 			"a", strings.TrimSpace(prose)},
+		{"short article many times shorter than the page loses to body",
+			`<h1>Changelog</h1><div id="a"><p>` + prose + `</p></div>` + strings.Repeat(`<h2>Older</h2><p>`+prose+`</p>`, 5),
+			"a", "# Changelog\n\n" + strings.TrimSpace(prose) + strings.Repeat("\n\n## Older\n\n"+strings.TrimSpace(prose), 5)},
 		{"tiny article loses to body", `<h1>Partial outage</h1><ul id="a"><li>Fix deployed</li></ul>`,
 			"a", "# Partial outage\n\n- Fix deployed"},
 	}
