@@ -22,8 +22,8 @@ var neverText = map[atom.Atom]bool{
 }
 
 // furniture are the parts of a page around its content: menus, banners,
-// sidebars and forms. They are dropped from the text (their links still
-// reach the link list).
+// sidebars and forms. They are dropped from the text and from the link
+// list.
 var furniture = map[atom.Atom]bool{
 	atom.Nav: true, atom.Header: true, atom.Footer: true, atom.Aside: true,
 	atom.Form: true,

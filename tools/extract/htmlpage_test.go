@@ -183,16 +183,16 @@ func TestExtractLinks(t *testing.T) {
 		base string
 		want []Link
 	}{
-		{"content first, then page, each once",
+		{"content first, then the page without its chrome, each once",
 			`<nav><a href="/nav">Nav</a></nav><main><p>` + strings.Repeat("Body text of the release notes. ", 10) +
 				`<a href="/a">A</a> <a href="/a">A again</a> <a href="https://other.example/b"><img alt="x" src="b.png"></a></p></main>
+<div class="related"><a href="/history">Incident history</a></div>
 <footer><a href="/privacy">Privacy</a><a href="javascript:void(0)">JS</a><span hidden><a href="/hidden">H</a></span></footer>`,
 			"https://status.example.com/incidents/42",
 			[]Link{
 				{"A", "https://status.example.com/a"},
 				{"https://other.example/b", "https://other.example/b"},
-				{"Nav", "https://status.example.com/nav"},
-				{"Privacy", "https://status.example.com/privacy"},
+				{"Incident history", "https://status.example.com/history"},
 			}},
 		{"base element", `<head><base href="https://cdn.example/docs/"></head><p><a href="guide">Guide</a></p>`,
 			"https://status.example.com/incidents/42",

@@ -123,11 +123,12 @@ func (l *linkList) add(target, text string) {
 	l.links = append(l.links, Link{Text: text, URL: target})
 }
 
-// addPage adds the links of the whole page after those of its content:
-// navigation and footer links are not text, but they are how an agent
-// moves on to the next page.
+// addPage adds the links of the rest of the page after those of its
+// content, leaving out the furniture: a menu, header or footer is the
+// site's chrome, not the page's information, and the agent should read
+// the page without it, links included.
 func (l *linkList) addPage(doc *html.Node, base *baseURL) {
-	for a := range anchors(doc) {
+	for a := range visibleElements(doc, isElement(atom.A), notFurniture) {
 		if len(l.links) >= MaxLinks {
 			return
 		}
@@ -136,6 +137,9 @@ func (l *linkList) addPage(doc *html.Node, base *baseURL) {
 		}
 	}
 }
+
+// notFurniture lets a walk descend into everything but the page's chrome.
+func notFurniture(n *html.Node) bool { return !furniture[n.DataAtom] }
 
 // anchors yields the <a> elements under n a reader could see.
 func anchors(n *html.Node) iter.Seq[*html.Node] {
