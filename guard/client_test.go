@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"github.com/outboundhq/outbound/guard/guardtest"
 	"io"
 	"net"
 	"net/http"
@@ -23,7 +24,7 @@ func publicServer(t *testing.T, g *testGuard, publicAddr string, h http.Handler)
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	g.dialer.route(publicAddr, srv.Listener.Addr().String())
+	g.dialer.Route(publicAddr, srv.Listener.Addr().String())
 	return srv
 }
 
@@ -125,7 +126,7 @@ func TestRebindingNeverConnectsToThePrivateAnswer(t *testing.T) {
 	r := newResolver("rebind.example.com", []string{"93.184.216.34"}, "rebind.example.com", []string{"127.0.0.1"})
 	g := newTestGuard(t, nil, r)
 	publicServer(t, g, "93.184.216.34:80", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { fmt.Fprint(w, "ok") }))
-	g.dialer.route("127.0.0.1:80", "127.0.0.1:1") // would be refused anyway; it must not even be asked
+	g.dialer.Route("127.0.0.1:80", "127.0.0.1:1") // would be refused anyway; it must not even be asked
 	resp, err := g.Get(context.Background(), "http://rebind.example.com/")
 	if err != nil {
 		t.Fatal(err)
@@ -322,10 +323,10 @@ func TestHTTPSWithTheDecidedAddress(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
 	r := newResolver("example.com", []string{"93.184.216.34"})
-	tg := &testGuard{resolver: r, dialer: newDialer(), reports: &recordingReporter{}}
+	tg := &testGuard{resolver: r, dialer: guardtest.NewDialer(), reports: &recordingReporter{}}
 	tg.Guard = New(Options{Resolver: r, Reporter: tg.reports, Dial: tg.dialer.Dial, TLSConfig: &tls.Config{RootCAs: pool}})
 	defer tg.Close()
-	tg.dialer.route("93.184.216.34:443", srv.Listener.Addr().String())
+	tg.dialer.Route("93.184.216.34:443", srv.Listener.Addr().String())
 	resp, err := tg.Get(context.Background(), "https://example.com/")
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +362,7 @@ func TestUnreachableIsARefusal(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
-	g.dialer.route("93.184.216.34:80", addr)
+	g.dialer.Route("93.184.216.34:80", addr)
 	_, err = g.Get(context.Background(), "http://down.example.com/")
 	if ref, ok := AsRefusal(err); !ok || ref.Code != CodeUnreachable || ref.Reason != ReasonConnect {
 		t.Fatalf("err = %v, want unreachable/connect", err)
