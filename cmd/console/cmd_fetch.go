@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/outboundhq/outbound/tools"
+)
+
+func init() {
+	commands["fetch"] = command{"read a URL exactly as an agent's fetch_url would (exit 3 if refused)", runFetch}
+}
+
+func runFetch(ctx context.Context, e env, args []string) error {
+	var db string
+	var asJSON bool
+	start := 0
+	fs := newFlags("fetch", &db)
+	fs.BoolVar(&asJSON, "json", false, "print the API's JSON answer")
+	fs.IntVar(&start, "start", 0, "the character to start from, to read on")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("give exactly one URL: console fetch [--json] [--start N] URL")
+	}
+	if start < 0 {
+		return usagef("--start %d is negative; pass 0 or the number a previous part gave", start)
+	}
+	a, err := openApp(ctx, db, appOptions{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	f := tools.NewFetcher(a.guard, a.Settings)
+	res := f.Fetch(ctx, tools.Turn{Agent: actor(), Thread: "cli"}, tools.FetchInput{URL: rest[0], Start: start})
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(res.JSON()); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(e.stdout, res.Answer())
+	}
+	if !res.OK() {
+		return refusedError{}
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/outboundhq/outbound/tools"
+)
+
+func init() {
+	commands["mcp"] = command{"serve the agent tools over MCP on stdio", runMCP}
+}
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// runMCP serves MCP on stdin and stdout. Nothing but protocol may reach
+// stdout, so every log line goes to stderr. The agent is the person who
+// started the process; the thread is the MCP session.
+func runMCP(ctx context.Context, e env, args []string) error {
+	var db, agent string
+	fs := newFlags("mcp", &db)
+	fs.StringVar(&agent, "agent", actor(), "the agent name recorded with refusals")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 0 {
+		return usagef("mcp takes no arguments; configure it in your MCP client as: console mcp --db PATH")
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	a, err := openApp(ctx, db, appOptions{log: log})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go a.watch(ctx)
+	server := tools.MCPServer(tools.NewFetcher(a.guard, a.Settings), version, agent)
+	err = server.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// nopCloser and nopWriteCloser hand the process's streams to the MCP
+// transport without letting it close them under the rest of the program.
+type nopCloser struct{ io.Reader }
+
+func (nopCloser) Close() error { return nil }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,228 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fakeAgents knows one token.
+type fakeAgents map[string]string
+
+func (a fakeAgents) VerifyToken(_ context.Context, token string) (string, error) {
+	if name, ok := a[token]; ok {
+		return name, nil
+	}
+	return "", ErrBadToken
+}
+
+var testAgents = fakeAgents{"secret-token": "helpdesk-bot"}
+
+func statusPageEnv(t *testing.T) *toolEnv {
+	e := newToolEnv(t)
+	e.serve(t, "status.example.com", "93.184.216.34", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><head><title>Status</title></head><body><h1>All systems operational</h1></body></html>`)
+	}))
+	return e
+}
+
+func callFetch(t *testing.T, cs *mcp.ClientSession, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: args})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	return res
+}
+
+func textOf(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("want one content item, got %d", len(res.Content))
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content is %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+func TestMCPInMemoryRoundTrip(t *testing.T) {
+	e := statusPageEnv(t)
+	server := MCPServer(e.fetcher, "test", "local")
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(tools.Tools) != 1 {
+		t.Fatalf("ListTools: %v %+v", err, tools)
+	}
+	tool := tools.Tools[0]
+	if tool.Name != "fetch_url" || tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+		t.Fatalf("fetch_url must be annotated read-only: %+v", tool)
+	}
+	raw, _ := json.Marshal(tool.InputSchema)
+	var schema struct {
+		Properties map[string]struct{ Type string } `json:"properties"`
+		Required   []string                          `json:"required"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if schema.Properties["url"].Type != "string" || schema.Properties["start"].Type != "integer" || len(schema.Required) != 1 || schema.Required[0] != "url" {
+		t.Fatalf("input schema is not typed as {url: string (required), start: integer}: %s", raw)
+	}
+
+	res := callFetch(t, cs, map[string]any{"url": "http://status.example.com/"})
+	if res.IsError || !strings.Contains(textOf(t, res), DataNote) || !strings.Contains(textOf(t, res), "# All systems operational") {
+		t.Fatalf("fetch over MCP: %+v %q", res, textOf(t, res))
+	}
+	res = callFetch(t, cs, map[string]any{"url": "http://169.254.169.254/latest/meta-data/"})
+	text := textOf(t, res)
+	if !res.IsError || !strings.Contains(text, "fetch_url was refused: forbidden (metadata)") || !strings.Contains(text, "Fix: ") {
+		t.Fatalf("refusal over MCP: %+v %q", res, text)
+	}
+	ev := e.Reports()
+	if len(ev) != 1 || ev[0].Caller.Tool != "fetch_url" || ev[0].Caller.Agent != "local" {
+		t.Fatalf("the refusal must be reported with its caller: %+v", ev)
+	}
+	bad, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: map[string]any{"start": 3}})
+	if err == nil && (!bad.IsError || !strings.Contains(textOf(t, bad), "url")) {
+		t.Fatalf("a call without url passed schema validation: %+v", bad)
+	}
+}
+
+func TestMCPOverHTTPNeedsATokenAndRefusesOtherOrigins(t *testing.T) {
+	e := statusPageEnv(t)
+	srv := httptest.NewServer(MCPHandler(MCPServer(e.fetcher, "test", "local"), testAgents))
+	defer srv.Close()
+
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
+	post := func(token, origin string) *http.Response {
+		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(init))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+			req.Header.Set("Sec-Fetch-Site", "cross-site")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	if r := post("", ""); r.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("no token: %d", r.StatusCode)
+	}
+	if r := post("wrong", ""); r.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("bad token: %d", r.StatusCode)
+	}
+	if r := post("secret-token", "https://evil.example"); r.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-origin: %d", r.StatusCode)
+	}
+
+	transport := &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{"secret-token"}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), transport, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res := callFetch(t, cs, map[string]any{"url": "http://localhost:9200/_cat/indices"})
+	if !res.IsError || !strings.Contains(textOf(t, res), "internal_name") {
+		t.Fatalf("refusal over HTTP: %q", textOf(t, res))
+	}
+	ev := e.Reports()
+	if len(ev) != 1 || ev[0].Caller.Agent != "helpdesk-bot" || ev[0].Caller.Thread == "" || ev[0].Caller.Thread == "stdio" {
+		t.Fatalf("the token's agent and the session must be the caller: %+v", ev)
+	}
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestFetchAPI(t *testing.T) {
+	e := statusPageEnv(t)
+	srv := httptest.NewServer(FetchAPI(e.fetcher, testAgents))
+	defer srv.Close()
+	call := func(method, token, body string) (int, map[string]any) {
+		req, _ := http.NewRequest(method, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatalf("%s %s: the answer is not JSON: %v", method, body, err)
+		}
+		return resp.StatusCode, out
+	}
+	status, out := call("POST", "secret-token", `{"url":"http://status.example.com/","thread":"T-9","trigger":"m1"}`)
+	if status != 200 || out["ok"] != true || out["title"] != "Status" || !strings.Contains(out["text"].(string), "All systems operational") ||
+		!strings.HasPrefix(out["answer"].(string), DataNote) || out["next_start"] != nil {
+		t.Fatalf("fetch: %d %v", status, out)
+	}
+	status, out = call("POST", "secret-token", `{"url":"http://10.0.0.8:8080/admin","thread":"T-9","trigger":"m1"}`)
+	errObj, _ := out["error"].(map[string]any)
+	if status != 200 || out["ok"] != false || errObj["code"] != "forbidden" || !strings.Contains(errObj["fix"].(string), "Outbound web access") {
+		t.Fatalf("refusal is a 200 with ok:false: %d %v", status, out)
+	}
+	ev := e.Reports()
+	if len(ev) != 1 || ev[0].Caller.Agent != "helpdesk-bot" || ev[0].Caller.Thread != "T-9" || ev[0].Refusal.URL != "http://10.0.0.8:8080/admin" {
+		t.Fatalf("refusal log entry: %+v", ev)
+	}
+	tests := []struct {
+		name, method, token, body string
+		status                    int
+		code                      string
+	}{
+		{"no token", "POST", "", `{"url":"http://status.example.com/"}`, 401, "unauthorized"},
+		{"bad token", "POST", "nope", `{"url":"http://status.example.com/"}`, 401, "unauthorized"},
+		{"malformed", "POST", "secret-token", `{"url":`, 400, "bad_request"},
+		{"empty", "POST", "secret-token", ``, 400, "bad_request"},
+		{"unknown field", "POST", "secret-token", `{"url":"http://x.example/","depth":3}`, 400, "bad_request"},
+		{"no url", "POST", "secret-token", `{"start":3}`, 400, "bad_request"},
+		{"wrong method", "GET", "secret-token", ``, 405, "method_not_allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, out := call(tt.method, tt.token, tt.body)
+			e, _ := out["error"].(map[string]any)
+			if status != tt.status || e["code"] != tt.code || e["message"] == "" || e["fix"] == "" {
+				t.Fatalf("got %d %v, want %d %s with message and fix", status, out, tt.status, tt.code)
+			}
+		})
+	}
+}
