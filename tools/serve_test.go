@@ -81,7 +81,7 @@ func TestMCPInMemoryRoundTrip(t *testing.T) {
 	raw, _ := json.Marshal(tool.InputSchema)
 	var schema struct {
 		Properties map[string]struct{ Type string } `json:"properties"`
-		Required   []string                          `json:"required"`
+		Required   []string                         `json:"required"`
 	}
 	if err := json.Unmarshal(raw, &schema); err != nil {
 		t.Fatal(err)
