@@ -201,5 +201,5 @@ install_playwright_driver
 check "gofmt -l (tracked Go files)" check_gofmt
 check "go vet ./..." check_vet
 check "templ generate (must leave *_templ.go unchanged)" check_templ
-check "go test -race -count=1 -timeout 20m $* ./..." run_tests "$@"
+check "go test -race -count=1 -timeout 20m${*:+ $*} ./..." run_tests "$@"
 [[ ${#failed_checks[@]} -eq 0 ]]
