@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Request is an outbound HTTP request for the guarded client.
@@ -55,10 +56,16 @@ func (g *Guard) Do(ctx context.Context, req Request) (*Response, error) {
 	p := g.policy.Load()
 	s := &p.settings
 	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
+	start := time.Now()
 	resp, err := g.do(ctx, p, req)
 	if err != nil {
 		cancel()
 		return nil, err
+	}
+	if g.observer != nil {
+		c := CallerFrom(ctx)
+		g.observer.ObserveDecision(c, true, "")
+		g.observer.ObserveFetch(c, time.Since(start))
 	}
 	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -366,5 +367,50 @@ func TestUnreachableIsARefusal(t *testing.T) {
 	_, err = g.Get(context.Background(), "http://down.example.com/")
 	if ref, ok := AsRefusal(err); !ok || ref.Code != CodeUnreachable || ref.Reason != ReasonConnect {
 		t.Fatalf("err = %v, want unreachable/connect", err)
+	}
+}
+
+type countingObserver struct {
+	mu      sync.Mutex
+	allowed map[string]int
+	refused map[Code]int
+	fetches int
+}
+
+func (o *countingObserver) ObserveDecision(c Caller, allowed bool, code Code) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if allowed {
+		o.allowed[c.Tool]++
+	} else {
+		o.refused[code]++
+	}
+}
+
+func (o *countingObserver) ObserveFetch(Caller, time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.fetches++
+}
+
+func TestObserverSeesEveryEnforcedDecision(t *testing.T) {
+	r := newResolver("a.example.com", []string{"93.184.216.34"})
+	obs := &countingObserver{allowed: map[string]int{}, refused: map[Code]int{}}
+	dialer := guardtest.NewDialer()
+	g := New(Options{Resolver: r, Dial: dialer.Dial, Observer: obs})
+	defer g.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {}))
+	defer srv.Close()
+	dialer.Route("93.184.216.34:80", srv.Listener.Addr().String())
+	ctx := WithCaller(context.Background(), Caller{Tool: "fetch_url"})
+	resp, err := g.Get(ctx, "http://a.example.com/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	g.Get(ctx, "http://10.0.0.1/")
+	g.Decide(ctx, "http://10.0.0.2/") // a decision that is not enforced is not observed
+	if obs.allowed["fetch_url"] != 1 || obs.refused[CodeForbidden] != 1 || obs.fetches != 1 {
+		t.Fatalf("observed allowed %v refused %v fetches %d", obs.allowed, obs.refused, obs.fetches)
 	}
 }

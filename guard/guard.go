@@ -19,6 +19,8 @@ type Options struct {
 	Resolver Resolver
 	// Reporter receives every refusal made on the guard's request paths.
 	Reporter Reporter
+	// Observer, when set, sees every enforced decision and fetch time.
+	Observer Observer
 	// Dial, when set, opens connections instead of the network, after the
 	// connect-time check has passed. Tests use it to route public test
 	// addresses to loopback listeners without sending a packet elsewhere.
@@ -35,6 +37,7 @@ type Guard struct {
 	policy    atomic.Pointer[Policy]
 	resolver  Resolver
 	reporter  Reporter
+	observer  Observer
 	dial      func(ctx context.Context, network, address string) (net.Conn, error)
 	now       func() time.Time
 	transport *http.Transport
@@ -42,7 +45,7 @@ type Guard struct {
 
 // New returns a Guard.
 func New(opts Options) *Guard {
-	g := &Guard{resolver: opts.Resolver, reporter: opts.Reporter, dial: opts.Dial, now: opts.Now}
+	g := &Guard{resolver: opts.Resolver, reporter: opts.Reporter, observer: opts.Observer, dial: opts.Dial, now: opts.Now}
 	if g.resolver == nil {
 		g.resolver = net.DefaultResolver
 	}

@@ -23,6 +23,14 @@ type Reporter interface {
 	Report(Event)
 }
 
+// Observer sees every decision the guard enforces, allowed or refused,
+// and how long fetches take; metrics hang off it. Refusals also go to the
+// Reporter. It must not block.
+type Observer interface {
+	ObserveDecision(c Caller, allowed bool, code Code)
+	ObserveFetch(c Caller, d time.Duration)
+}
+
 // ReporterFunc adapts a function to Reporter.
 type ReporterFunc func(Event)
 
@@ -33,7 +41,13 @@ func (f ReporterFunc) Report(e Event) { f(e) }
 // tool refusing a content type, so that every refusal reaches the same
 // log with the caller from ctx.
 func (g *Guard) Report(ctx context.Context, r *Refusal, port uint16, redirects []string) {
-	if g.reporter == nil || r == nil {
+	if r == nil {
+		return
+	}
+	if g.observer != nil {
+		g.observer.ObserveDecision(CallerFrom(ctx), false, r.Code)
+	}
+	if g.reporter == nil {
 		return
 	}
 	g.reporter.Report(Event{
