@@ -33,6 +33,7 @@ type app struct {
 
 type appOptions struct {
 	resolver guard.Resolver
+	observer guard.Observer
 	log      *slog.Logger
 }
 
@@ -46,7 +47,7 @@ func openApp(ctx context.Context, dbPath string, opts appOptions) (*app, error) 
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
-	a.guard = guard.New(guard.Options{Resolver: opts.resolver, Reporter: guard.ReporterFunc(a.report)})
+	a.guard = guard.New(guard.Options{Resolver: opts.resolver, Observer: opts.observer, Reporter: guard.ReporterFunc(a.report)})
 	if err := a.reload(ctx); err != nil {
 		a.Close()
 		return nil, err

@@ -74,6 +74,13 @@ func allowAdd(ctx context.Context, e env, args []string) error {
 	if _, err := store.AddAllowlistEntries(ctx, models.AnyRevision, add); err != nil {
 		return err
 	}
+	records := make([]models.Audit, len(entries))
+	for i, en := range entries {
+		records[i] = models.Audit{Actor: by, Action: "allowlist.add", Target: en.String(), After: en.String() + noteSuffix(note)}
+	}
+	if err := store.RecordAudit(ctx, records...); err != nil {
+		return err
+	}
 	for _, en := range entries {
 		fmt.Fprintf(e.stdout, "added %s\n", en)
 	}
@@ -105,6 +112,10 @@ func allowRemove(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer store.Close()
+	before, err := store.ListAllowlist(ctx)
+	if err != nil {
+		return err
+	}
 	if _, err := store.RemoveAllowlistEntries(ctx, models.AnyRevision, names); err != nil {
 		var nf *models.NotFoundError
 		if errors.As(err, &nf) {
@@ -112,14 +123,17 @@ func allowRemove(ctx context.Context, e env, args []string) error {
 		}
 		return err
 	}
-	rows, err := store.ListAllowlist(ctx)
-	if err != nil {
+	records := make([]models.Audit, len(names))
+	for i, n := range names {
+		records[i] = models.Audit{Actor: actor(), Action: "allowlist.remove", Target: n, Before: n}
+	}
+	if err := store.RecordAudit(ctx, records...); err != nil {
 		return err
 	}
 	for _, n := range names {
 		fmt.Fprintf(e.stdout, "removed %s\n", n)
 	}
-	fmt.Fprintln(e.stdout, badge(len(rows)))
+	fmt.Fprintln(e.stdout, badge(len(before)-len(names)))
 	return nil
 }
 
@@ -171,6 +185,13 @@ func allowList(ctx context.Context, e env, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Entry, r.Note, r.AddedBy, r.CreatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	return tw.Flush()
+}
+
+func noteSuffix(note string) string {
+	if note == "" {
+		return ""
+	}
+	return " (note: " + note + ")"
 }
 
 // badge is the card's badge: PUBLIC WEB for an empty list, N ALLOWED otherwise.

@@ -78,7 +78,18 @@ func settingsSet(ctx context.Context, e env, db, key, value string) error {
 		return err
 	}
 	defer store.Close()
+	values, err := store.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	old, err := tools.ParseSettings(values)
+	if err != nil {
+		return err
+	}
 	if _, err := store.SetSettings(ctx, models.AnyRevision, actor(), map[string]string{key: v}); err != nil {
+		return err
+	}
+	if err := store.RecordAudit(ctx, models.Audit{Actor: actor(), Action: "settings.set", Target: key, Before: old.Value(key), After: v}); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s = %s\n", key, v)

@@ -71,6 +71,9 @@ func tokenCreate(ctx context.Context, e env, db, name string) error {
 		}
 		return err
 	}
+	if err := store.RecordAudit(ctx, models.Audit{Actor: actor(), Action: "token.create", Target: name, After: "active"}); err != nil {
+		return err
+	}
 	fmt.Fprintln(e.stdout, token)
 	fmt.Fprintf(e.stderr, "Token for %s created. It is shown only now: store it in the agent's secret settings.\n", name)
 	return nil
@@ -131,6 +134,9 @@ func tokenRevoke(ctx context.Context, e env, db, name string) error {
 		if errors.Is(err, models.ErrNotFound) {
 			return usagef("there is no active token named %q; see console token list", name)
 		}
+		return err
+	}
+	if err := store.RecordAudit(ctx, models.Audit{Actor: actor(), Action: "token.revoke", Target: name, Before: "active", After: "revoked"}); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "revoked %s\n", name)

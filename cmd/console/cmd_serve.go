@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/outboundhq/outbound/tools"
+	"github.com/outboundhq/outbound/web"
+)
+
+func init() {
+	commands["serve"] = command{"run the web console, /mcp, /api/v1 and /metrics", runServe}
+}
+
+// purgeEvery is how often the refusal log is trimmed to its retention.
+const purgeEvery = time.Hour
+
+func runServe(ctx context.Context, e env, args []string) error {
+	var db, addr string
+	fs := newFlags("serve", &db)
+	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 0 {
+		return usagef("serve takes no arguments: console serve [--addr 127.0.0.1:8080] [--db console.db]")
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return usagef("cannot listen on %s: %v; pick a free address with --addr", addr, err)
+	}
+	return serve(ctx, e, db, l)
+}
+
+// serve runs the console on l until ctx ends, then shuts down gracefully:
+// requests in flight finish, and every refusal still queued is written.
+func serve(ctx context.Context, e env, db string, l net.Listener) error {
+	log := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	metrics := web.NewMetrics()
+	a, err := openApp(ctx, db, appOptions{log: log, observer: metrics})
+	if err != nil {
+		l.Close()
+		return err
+	}
+	defer a.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go a.watch(ctx)
+	go a.purgeLoop(ctx)
+
+	agents := storeAgents{a.store}
+	fetcher := tools.NewFetcher(a.guard, a.Settings)
+	var setup *web.SetupToken
+	if n, err := a.store.CountUsers(ctx); err != nil {
+		return err
+	} else if n == 0 {
+		if setup, err = web.NewSetupToken(); err != nil {
+			return err
+		}
+	}
+	srv := web.New(web.Deps{
+		Store: a.store, Guard: a.guard, Settings: a.Settings, Reload: a.reload,
+		MCP:      tools.MCPHandler(tools.MCPServer(fetcher, version, ""), agents),
+		FetchAPI: tools.FetchAPI(fetcher, agents),
+		Metrics:  metrics.Handler(),
+		Setup:    setup,
+		Log:      log,
+	})
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	base := "http://" + l.Addr().String()
+	fmt.Fprintf(e.stderr, "Outbound console on %s (database %s)\n", base, db)
+	if setup != nil {
+		fmt.Fprintf(e.stderr, "No user exists yet. Create the first admin here (the link works once):\n  %s/setup?token=%s\n", base, setup.Value())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, stop := context.WithTimeout(context.Background(), 15*time.Second)
+	defer stop()
+	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	fmt.Fprintln(e.stderr, "Outbound console stopped.")
+	return nil
+}
+
+// purgeLoop deletes refusals older than the retention setting, now and
+// then every purgeEvery.
+func (a *app) purgeLoop(ctx context.Context) {
+	t := time.NewTicker(purgeEvery)
+	defer t.Stop()
+	for {
+		days := a.Settings().RetentionDays
+		n, err := a.store.PurgeRefusalsBefore(ctx, time.Now().AddDate(0, 0, -days))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			a.log.Error("refusal log purge failed", "err", err)
+		case n > 0:
+			a.log.Info("refusal log purged", "deleted", n, "retention_days", days)
+		}
+		if _, err := a.store.PurgeSessions(ctx, time.Now().Add(-7*24*time.Hour)); err != nil && ctx.Err() == nil {
+			a.log.Error("session purge failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

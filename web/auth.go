@@ -1,0 +1,216 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/views"
+)
+
+// bcryptCost is bcrypt's default; tests may lower it.
+var bcryptCost = bcrypt.DefaultCost
+
+// dummyHash makes a sign-in for an unknown name cost as much as one for a
+// known name, so the timing does not tell which names exist.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("outbound-dummy-password"), bcrypt.DefaultCost)
+
+// SetupToken is the one-time first-run secret printed by `console serve`.
+type SetupToken struct {
+	mu    sync.Mutex
+	token string
+}
+
+// NewSetupToken returns a fresh setup token.
+func NewSetupToken() (*SetupToken, error) {
+	t, err := randomSecret()
+	if err != nil {
+		return nil, err
+	}
+	return &SetupToken{token: t}, nil
+}
+
+// Value returns the token, or "" once it was used.
+func (t *SetupToken) Value() string {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.token
+}
+
+func (t *SetupToken) matches(v string) bool {
+	tok := t.Value()
+	return tok != "" && v == tok
+}
+
+func (t *SetupToken) use() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.token = ""
+}
+
+func (s *Server) loginPage(c echo.Context) error {
+	if userOf(c) != nil {
+		return redirect(c, safeNext(c.QueryParam("next")))
+	}
+	return render(c, http.StatusOK, views.Login(views.LoginForm{CSRF: csrfToken(c), Next: c.QueryParam("next")}))
+}
+
+func (s *Server) login(c echo.Context) error {
+	client := c.RealIP()
+	if wait := s.throttle.wait(client); wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		c.Response().Header().Set("Retry-After", fmt.Sprint(secs))
+		return echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins from your address. Wait %d seconds and try again.", secs))
+	}
+	name, password, next := strings.TrimSpace(c.FormValue("name")), c.FormValue("password"), c.FormValue("next")
+	u, err := s.d.Store.UserByName(c.Request().Context(), name)
+	hash := []byte(u.PasswordHash)
+	if err != nil {
+		if !errors.Is(err, models.ErrNotFound) {
+			return err
+		}
+		hash = dummyHash
+	}
+	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil {
+		s.throttle.fail(client)
+		return render(c, http.StatusUnauthorized, views.Login(views.LoginForm{CSRF: csrfToken(c), Name: name, Next: next,
+			Error: "The name or password is wrong. Check both and try again."}))
+	}
+	s.throttle.succeed(client)
+	if err := s.startSession(c, u); err != nil {
+		return err
+	}
+	return redirect(c, safeNext(next))
+}
+
+func (s *Server) logout(c echo.Context) error {
+	if ck, err := c.Cookie(sessionCookie); err == nil {
+		if err := s.d.Store.DeleteSession(c.Request().Context(), hashSecret(ck.Value)); err != nil {
+			return err
+		}
+	}
+	s.clearCookie(c, sessionCookie)
+	return redirect(c, "/login")
+}
+
+func (s *Server) setupPage(c echo.Context) error {
+	if !s.d.Setup.matches(c.QueryParam("token")) {
+		return echo.NewHTTPError(http.StatusNotFound)
+	}
+	return render(c, http.StatusOK, views.Setup(views.SetupForm{CSRF: csrfToken(c), Token: c.QueryParam("token")}))
+}
+
+func (s *Server) setup(c echo.Context) error {
+	token := c.FormValue("token")
+	if !s.d.Setup.matches(token) {
+		return echo.NewHTTPError(http.StatusNotFound, "This setup link was already used or is wrong. Sign in, or create an admin with `console user add --role admin NAME`.")
+	}
+	name, pw, pw2 := strings.TrimSpace(c.FormValue("name")), c.FormValue("password"), c.FormValue("password2")
+	errs := map[string]string{}
+	if msg := checkUserName(name); msg != "" {
+		errs["name"] = msg
+	}
+	if msg := checkPassword(pw, pw2); msg != "" {
+		errs["password"] = msg
+	}
+	if len(errs) > 0 {
+		return render(c, http.StatusUnprocessableEntity, views.Setup(views.SetupForm{CSRF: csrfToken(c), Token: token, Name: name, Errors: errs}))
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(pw), bcryptCost)
+	if err != nil {
+		return err
+	}
+	u, err := s.d.Store.CreateFirstAdmin(c.Request().Context(), name, string(hash))
+	if err != nil {
+		if errors.Is(err, models.ErrDuplicate) {
+			s.d.Setup.use()
+			return echo.NewHTTPError(http.StatusConflict, "Setup is already done. Sign in instead.")
+		}
+		return err
+	}
+	s.d.Setup.use()
+	s.audit(c, models.Audit{Actor: u.Name, Action: "user.add", Target: u.Name, After: "role admin (first-run setup)"})
+	if err := s.startSession(c, u); err != nil {
+		return err
+	}
+	s.flash(c, "ok", "Welcome, "+u.Name+". You are the first admin.")
+	return redirect(c, "/integrations")
+}
+
+func (s *Server) accountPage(c echo.Context) error {
+	return render(c, http.StatusOK, views.Account(s.shell(c, "Account", ""), views.AccountForm{}))
+}
+
+func (s *Server) changePassword(c echo.Context) error {
+	u := userOf(c)
+	ctx := c.Request().Context()
+	stored, err := s.d.Store.UserByID(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	errs := map[string]string{}
+	if bcrypt.CompareHashAndPassword([]byte(stored.PasswordHash), []byte(c.FormValue("current"))) != nil {
+		errs["current"] = "This is not your current password."
+	}
+	if msg := checkPassword(c.FormValue("password"), c.FormValue("password2")); msg != "" {
+		errs["password"] = msg
+	}
+	if len(errs) > 0 {
+		return render(c, http.StatusUnprocessableEntity, views.Account(s.shell(c, "Account", ""), views.AccountForm{Errors: errs}))
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(c.FormValue("password")), bcryptCost)
+	if err != nil {
+		return err
+	}
+	if err := s.d.Store.SetPassword(ctx, u.ID, string(hash)); err != nil {
+		return err
+	}
+	s.audit(c, models.Audit{Actor: u.Name, Action: "user.password", Target: u.Name, After: "password changed; sessions ended"})
+	s.clearCookie(c, sessionCookie)
+	return redirect(c, "/login")
+}
+
+// checkUserName returns what is wrong with a user name, or "".
+func checkUserName(name string) string {
+	switch {
+	case name == "":
+		return "Enter a name."
+	case utf8.RuneCountInString(name) > 64:
+		return "Use at most 64 characters."
+	case strings.ContainsAny(name, " \t\r\n"):
+		return "Use a name without spaces, e.g. ada or ada.lovelace."
+	}
+	return ""
+}
+
+// checkPassword returns what is wrong with a new password, or "".
+func checkPassword(pw, repeat string) string {
+	switch {
+	case utf8.RuneCountInString(pw) < 10:
+		return "Use at least 10 characters."
+	case len(pw) > 72:
+		return "Use at most 72 bytes (bcrypt ignores the rest)."
+	case pw != repeat:
+		return "The two passwords differ."
+	}
+	return ""
+}
+
+// audit records a change. A failure to audit is logged, not shown: the
+// change itself already happened.
+func (s *Server) audit(c echo.Context, records ...models.Audit) {
+	if err := s.d.Store.RecordAudit(c.Request().Context(), records...); err != nil {
+		s.d.Log.Error("audit record failed", "err", err)
+	}
+}

@@ -1,0 +1,202 @@
+package web
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/guard/guardtest"
+	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
+)
+
+func init() { bcryptCost = bcrypt.MinCost } // tests sign in often
+
+// harness is a console on 127.0.0.1 over a temporary database, with a
+// real guard whose resolver is a table, an admin "ada" and a support user
+// "sam" (both with password "correct horse battery").
+type harness struct {
+	t        *testing.T
+	srv      *httptest.Server
+	store    *models.Store
+	guard    *guard.Guard
+	resolver *guardtest.Resolver
+	reloads  atomic.Int32
+	setup    *SetupToken
+}
+
+const testPassword = "correct horse battery"
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	store, err := models.Open(filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	h := &harness{t: t, store: store, resolver: guardtest.NewResolver()}
+	h.guard = guard.New(guard.Options{Resolver: h.resolver})
+	t.Cleanup(h.guard.Close)
+	h.setup, _ = NewSetupToken()
+	srv := New(Deps{
+		Store: store, Guard: h.guard, Setup: h.setup,
+		Settings: func() tools.Settings {
+			values, _ := store.Settings(context.Background())
+			s, _ := tools.ParseSettings(values)
+			return s
+		},
+		Reload: func(ctx context.Context) error { h.reloads.Add(1); return h.reload(ctx) },
+		Log:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	h.srv = httptest.NewServer(srv)
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+// reload builds the guard's policy from the store, as cmd/console does.
+func (h *harness) reload(ctx context.Context) error {
+	rows, err := h.store.ListAllowlist(ctx)
+	if err != nil {
+		return err
+	}
+	var entries []guard.Entry
+	for _, r := range rows {
+		e, err := guard.ParseEntry(r.Entry)
+		if err != nil {
+			return err
+		}
+		entries = append(entries, e)
+	}
+	values, err := h.store.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	s, err := tools.ParseSettings(values)
+	if err != nil {
+		return err
+	}
+	p, err := guard.NewPolicy(entries, s.Guard)
+	if err != nil {
+		return err
+	}
+	h.guard.SetPolicy(p)
+	return nil
+}
+
+// addUser creates a user directly in the store.
+func (h *harness) addUser(name string, role models.Role) {
+	h.t.Helper()
+	hash, _ := bcrypt.GenerateFromPassword([]byte(testPassword), bcrypt.MinCost)
+	if _, err := h.store.CreateUser(context.Background(), models.User{Name: name, PasswordHash: string(hash), Role: role}); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// browser is a cookie-keeping client that does not follow redirects, so
+// tests see each response of a Post/Redirect/Get.
+type browser struct {
+	h      *harness
+	client *http.Client
+}
+
+func (h *harness) browser() *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{h: h, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// signedIn returns a browser signed in as a new user of role.
+func (h *harness) signedIn(name string, role models.Role) *browser {
+	h.t.Helper()
+	h.addUser(name, role)
+	b := h.browser()
+	resp := b.postForm("/login", url.Values{"name": {name}, "password": {testPassword}})
+	if resp.StatusCode != http.StatusSeeOther {
+		h.t.Fatalf("sign in as %s: %d", name, resp.StatusCode)
+	}
+	return b
+}
+
+// page is a fetched page: its status, headers, body and parsed document.
+type page struct {
+	status int
+	header http.Header
+	body   string
+	doc    *goquery.Document
+}
+
+func (b *browser) get(path string) page {
+	b.h.t.Helper()
+	resp, err := b.client.Get(b.h.srv.URL + path)
+	if err != nil {
+		b.h.t.Fatal(err)
+	}
+	return readPage(b.h.t, resp)
+}
+
+func readPage(t *testing.T, resp *http.Response) page {
+	t.Helper()
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page{status: resp.StatusCode, header: resp.Header, body: string(raw), doc: doc}
+}
+
+// csrf fetches a page of the console and returns the CSRF token of its
+// forms, as a browser holding that page would submit it.
+func (b *browser) csrf(path string) string {
+	b.h.t.Helper()
+	p := b.get(path)
+	tok, ok := p.doc.Find(`input[name="_csrf"]`).First().Attr("value")
+	if !ok {
+		b.h.t.Fatalf("%s has no CSRF token (status %d)", path, p.status)
+	}
+	return tok
+}
+
+// postForm submits a form the way a browser does: with the CSRF token of
+// the page the form is on (the login page for /login, else /account).
+func (b *browser) postForm(path string, form url.Values) *http.Response {
+	b.h.t.Helper()
+	from := "/account"
+	if path == "/login" {
+		from = "/login"
+	}
+	if form.Get("_csrf") == "" {
+		form.Set("_csrf", b.csrf(from))
+	}
+	return b.postRaw(path, form)
+}
+
+// postRaw submits form as it is, without adding a CSRF token.
+func (b *browser) postRaw(path string, form url.Values) *http.Response {
+	b.h.t.Helper()
+	resp, err := b.client.PostForm(b.h.srv.URL+path, form)
+	if err != nil {
+		b.h.t.Fatal(err)
+	}
+	return resp
+}
+
+// post submits a form and reads the response.
+func (b *browser) post(path string, form url.Values) page {
+	b.h.t.Helper()
+	return readPage(b.h.t, b.postForm(path, form))
+}

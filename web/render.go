@@ -1,0 +1,70 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/outboundhq/outbound/views"
+)
+
+// render writes a templ component as the response.
+func render(c echo.Context, status int, comp templ.Component) error {
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	c.Response().WriteHeader(status)
+	return comp.Render(c.Request().Context(), c.Response().Writer)
+}
+
+// shell builds the page frame for the signed-in user. It reads (and
+// clears) the flash notice left by the previous POST.
+func (s *Server) shell(c echo.Context, title, active string) views.Shell {
+	u := userOf(c)
+	sh := views.Shell{Title: title, Active: active, CSRF: csrfToken(c), Flash: s.takeFlash(c)}
+	if u != nil {
+		sh.User, sh.Admin = u.Name, u.admin()
+	}
+	return sh
+}
+
+func csrfToken(c echo.Context) string {
+	t, _ := c.Get("csrf").(string)
+	return t
+}
+
+const flashCookie = "outbound_flash"
+
+// flash leaves a notice for the page the browser is redirected to.
+func (s *Server) flash(c echo.Context, kind, message string) {
+	c.SetCookie(&http.Cookie{Name: flashCookie, Value: url.QueryEscape(kind + "|" + message), Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.Request().TLS != nil})
+}
+
+func (s *Server) takeFlash(c echo.Context) views.Flash {
+	ck, err := c.Cookie(flashCookie)
+	if err != nil || ck.Value == "" {
+		return views.Flash{}
+	}
+	s.clearCookie(c, flashCookie)
+	v, err := url.QueryUnescape(ck.Value)
+	if err != nil {
+		return views.Flash{}
+	}
+	kind, msg, ok := strings.Cut(v, "|")
+	if !ok || (kind != "ok" && kind != "error") {
+		return views.Flash{}
+	}
+	return views.Flash{Kind: kind, Message: msg}
+}
+
+// redirect finishes a POST: Post/Redirect/Get, so a reload never resubmits.
+func redirect(c echo.Context, to string) error { return c.Redirect(http.StatusSeeOther, to) }
+
+// safeNext keeps a post-login redirect on this site.
+func safeNext(next string) string {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/integrations"
+	}
+	return next
+}

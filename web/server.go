@@ -1,0 +1,158 @@
+// Package web is the console's HTTP server: Echo routes that turn requests
+// into view models for views/ and changes for models/. It is the product's
+// front door, so everything here is a plain form first (Post/Redirect/Get,
+// no script required), every change is checked on the server for the
+// signed-in user's role, and every form carries a CSRF token.
+package web
+
+import (
+	"context"
+	"embed"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
+)
+
+//go:embed static
+var staticFiles embed.FS
+
+// Decider decides a URL without fetching it: the Test a URL box.
+type Decider interface {
+	Decide(ctx context.Context, url string) guard.Decision
+}
+
+// Deps is what the console needs from the process that runs it.
+type Deps struct {
+	Store *models.Store
+	Guard Decider
+	// Settings returns the settings in force.
+	Settings func() tools.Settings
+	// Reload makes the running guard and tools pick up a saved change
+	// now, rather than at the next revision poll.
+	Reload func(ctx context.Context) error
+	// MCP and FetchAPI are mounted as they are; they check agents' tokens.
+	MCP      http.Handler
+	FetchAPI http.Handler
+	// Metrics serves /metrics.
+	Metrics http.Handler
+	// Setup is the one-time first-run link token; empty once a user exists.
+	Setup *SetupToken
+	Log   *slog.Logger
+	Now   func() time.Time
+}
+
+// Server is the console.
+type Server struct {
+	*echo.Echo
+	d        Deps
+	throttle *loginThrottle
+}
+
+// New builds the console's routes.
+func New(d Deps) *Server {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	// The console is reached directly; client addresses from headers would
+	// let anyone dodge the sign-in throttle by inventing one.
+	e.IPExtractor = echo.ExtractIPDirect()
+	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(5, 10*time.Minute, d.Now)}
+	e.HTTPErrorHandler = s.handleError
+
+	e.Use(middleware.Recover())
+	e.Use(s.securityHeaders)
+	e.Use(s.requestLog)
+
+	static, _ := fs.Sub(staticFiles, "static")
+	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", http.FileServer(http.FS(static)))))
+	e.GET("/healthz", s.healthz)
+	if d.Metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(d.Metrics))
+	}
+	if d.MCP != nil {
+		e.Any("/mcp", echo.WrapHandler(d.MCP))
+	}
+	if d.FetchAPI != nil {
+		e.Any("/api/v1/tools/fetch_url", echo.WrapHandler(d.FetchAPI))
+	}
+
+	// Everything below is the browser console: CSRF on every form, and a
+	// session on every route except sign-in and setup.
+	ui := e.Group("", middleware.CSRFWithConfig(middleware.CSRFConfig{
+		TokenLookup:    "form:_csrf,header:X-CSRF-Token",
+		CookieName:     "outbound_csrf",
+		CookiePath:     "/",
+		CookieHTTPOnly: true,
+		CookieSameSite: http.SameSiteLaxMode,
+		ErrorHandler: func(err error, c echo.Context) error {
+			return echo.NewHTTPError(http.StatusForbidden, "The form was missing its security token or it had expired. Reload the page and try again.")
+		},
+	}), s.loadSession)
+	ui.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/integrations") })
+	ui.GET("/login", s.loginPage)
+	ui.POST("/login", s.login)
+	ui.GET("/setup", s.setupPage)
+	ui.POST("/setup", s.setup)
+
+	signed := ui.Group("", s.requireUser)
+	signed.POST("/logout", s.logout)
+	signed.GET("/account", s.accountPage)
+	signed.POST("/account/password", s.changePassword)
+	admin := signed.Group("", s.requireAdmin)
+	for _, register := range features {
+		register(s, signed, admin)
+	}
+	return s
+}
+
+// features register their routes: signed is for every signed-in user,
+// admin for admins only. Each feature file adds itself in an init.
+var features []func(s *Server, signed, admin *echo.Group)
+
+func (s *Server) healthz(c echo.Context) error {
+	rev, err := s.d.Store.Revision(c.Request().Context())
+	if err != nil {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the database cannot be read"})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"status": "ok", "revision": rev})
+}
+
+func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("X-Frame-Options", "DENY")
+		return next(c)
+	}
+}
+
+func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := s.d.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		path := c.Request().URL.Path
+		if path == "/healthz" || path == "/metrics" || len(path) > 7 && path[:8] == "/static/" {
+			return nil
+		}
+		s.d.Log.Debug("http", "method", c.Request().Method, "path", path, "status", c.Response().Status, "ms", s.d.Now().Sub(start).Milliseconds())
+		return nil
+	}
+}

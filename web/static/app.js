@@ -1,0 +1,31 @@
+// Outbound console: small progressive enhancements of our own. Every page
+// works without this file; it only saves a round trip here and there.
+(function () {
+  "use strict";
+  // Forms marked data-confirm ask in place instead of showing the
+  // confirmation page the server would otherwise render.
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    var question = form.getAttribute("data-confirm");
+    if (!question) return;
+    if (!window.confirm(question)) {
+      ev.preventDefault();
+      return;
+    }
+    var marker = document.createElement("input");
+    marker.type = "hidden";
+    marker.name = "confirmed";
+    marker.value = "yes";
+    form.appendChild(marker);
+  });
+  // A "copy" button next to a token or command copies it.
+  document.addEventListener("click", function (ev) {
+    var btn = ev.target.closest("[data-copy]");
+    if (!btn || !navigator.clipboard) return;
+    var src = document.getElementById(btn.getAttribute("data-copy"));
+    if (!src) return;
+    navigator.clipboard.writeText(src.textContent.trim()).then(function () {
+      btn.textContent = "Copied";
+    });
+  });
+})();
