@@ -2,6 +2,10 @@ package tools
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"strings"
@@ -23,4 +27,24 @@ func bearerToken(r *http.Request) (string, bool) {
 		return "", false
 	}
 	return fields[1], true
+}
+
+// TokenPrefix makes a leaked token recognisable in logs and secret scanners.
+const TokenPrefix = "obt_"
+
+// NewToken returns a new agent token: 256 random bits.
+func NewToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return TokenPrefix + base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// HashToken is what the store keeps of a token. A token is 256 random
+// bits, so a plain SHA-256 suffices: there is nothing to guess, and no
+// password stretching is needed for high-entropy secrets.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
 }

@@ -2,10 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"time"
 
@@ -19,7 +15,7 @@ import (
 type storeAgents struct{ store *models.Store }
 
 func (a storeAgents) VerifyToken(ctx context.Context, token string) (string, error) {
-	t, err := a.store.FindActiveToken(ctx, hashToken(token))
+	t, err := a.store.FindActiveToken(ctx, tools.HashToken(token))
 	if errors.Is(err, models.ErrNotFound) {
 		return "", tools.ErrBadToken
 	}
@@ -28,20 +24,4 @@ func (a storeAgents) VerifyToken(ctx context.Context, token string) (string, err
 	}
 	_ = a.store.TouchToken(ctx, t.ID, time.Now()) // best effort: last-used is a hint
 	return t.Name, nil
-}
-
-// tokenPrefix makes a leaked token recognisable in logs and secret scanners.
-const tokenPrefix = "obt_"
-
-func newToken() (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-func hashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
 )
 
 func init() {
@@ -61,11 +62,11 @@ func tokenCreate(ctx context.Context, e env, db, name string) error {
 		return err
 	}
 	defer store.Close()
-	token, err := newToken()
+	token, err := tools.NewToken()
 	if err != nil {
 		return err
 	}
-	if _, err := store.CreateToken(ctx, name, hashToken(token)); err != nil {
+	if _, err := store.CreateToken(ctx, name, tools.HashToken(token)); err != nil {
 		if errors.Is(err, models.ErrDuplicate) {
 			return usagef("a token named %q already exists; revoke it first or pick another name", name)
 		}

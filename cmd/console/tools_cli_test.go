@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/outboundhq/outbound/tools"
 )
 
 // loopbackPage serves a small page on 127.0.0.1. A literal allowlist entry
@@ -56,7 +58,7 @@ func TestTokenCommands(t *testing.T) {
 	db := tempDB(t)
 	r := runCLI(t, "token", "create", "--db", db, "helpdesk-bot")
 	token := strings.TrimSpace(r.stdout)
-	if r.code != 0 || !strings.HasPrefix(token, tokenPrefix) || len(token) < 40 || !strings.Contains(r.stderr, "shown only now") {
+	if r.code != 0 || !strings.HasPrefix(token, tools.TokenPrefix) || len(token) < 40 || !strings.Contains(r.stderr, "shown only now") {
 		t.Fatalf("token create: %+v", r)
 	}
 	if r := runCLI(t, "token", "create", "--db", db, "helpdesk-bot"); r.code != 2 || !strings.Contains(r.stderr, "already exists") {
