@@ -1,0 +1,166 @@
+// # The egress proxy
+//
+// Not every client can call this package. A headless browser taking a
+// screenshot fetches images, frames, scripts and redirects by itself, and
+// agents are written in Python, TypeScript or shell as often as in Go. All
+// of them speak HTTP proxy, so Proxy puts the guard in front of them: an
+// http.Handler that serves CONNECT host:port tunnels and absolute-URI
+// requests (GET http://host/path), and enforces exactly the guard's policy.
+//
+// Each tunnel and each request is decided under the Policy in force (a
+// CONNECT as https://host:port/), with the proxy resolving names itself,
+// and is dialled only through the guard's own dial path: the decided
+// addresses, checked again in the socket's Control hook. The proxy does not
+// follow redirects; the client does, and each hop comes back through the
+// proxy to be decided afresh. A refusal is answered at once, never by a
+// hang: 403, or 502 for an unreachable host and 504 for a timeout, with
+// the guard's message and fix in a text/plain body and the code and reason
+// in the X-Outbound-Code and X-Outbound-Reason headers. It is reported with
+// the caller the credential belongs to, like a refusal on any other path.
+//
+// # Proxy security
+//
+// A proxy that anyone can use is the very hole the guard exists to close:
+// any process on the machine, or a page in some other browser, could reach
+// through it to whatever the allowlist unlocks. So every request must carry
+// a Basic credential in Proxy-Authorization, and ProxyOptions.Authenticate
+// says whom it belongs to. StartProxy listens on loopback only, with a
+// random credential per process and one per call (one per screenshot), so
+// each refusal is traced to the call that caused it and a finished call's
+// credential stops working when it is revoked. `console proxy` takes
+// agents' API tokens and refuses to listen beyond loopback unless told
+// --public.
+package guard
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// ErrProxyCredential is what ProxyOptions.Authenticate returns, or wraps,
+// for a credential it does not know. The proxy answers it with 407.
+var ErrProxyCredential = errors.New("the proxy credential is unknown or revoked")
+
+// ProxyOptions configure a Proxy.
+type ProxyOptions struct {
+	// Authenticate maps the user name and password of the request's
+	// Proxy-Authorization: Basic header to the Caller its refusals are
+	// reported under. It returns ErrProxyCredential for a credential it
+	// does not know (answered 407); any other error means it could not
+	// check, and is answered 503. Required: there is no open proxy.
+	Authenticate func(ctx context.Context, user, pass string) (Caller, error)
+	// AuthHint is added to the 407 answer, to tell a client where its
+	// credential comes from, e.g. "Use your agent's API token as the password."
+	AuthHint string
+	// TunnelIdleTimeout closes a CONNECT tunnel through which no byte has
+	// moved, in either direction, for this long. Zero means the Timeout
+	// setting in force when the tunnel opened, the same bound that applies
+	// to a silent server on an absolute-URI request.
+	TunnelIdleTimeout time.Duration
+}
+
+// Proxy is the guarded HTTP forward proxy. It is an http.Handler; serve it
+// with an http.Server over HTTP/1.1 (tunnels take over the connection).
+// Close ends the tunnels, which an http.Server does not track.
+type Proxy struct {
+	g       *Guard
+	opts    ProxyOptions
+	tunnels tunnelSet
+}
+
+// NewProxy returns a proxy that enforces g's policy.
+func (g *Guard) NewProxy(opts ProxyOptions) (*Proxy, error) {
+	if opts.Authenticate == nil {
+		return nil, errors.New("guard: ProxyOptions.Authenticate is nil; the proxy never runs open, so give it a function that checks the Basic credential")
+	}
+	if opts.TunnelIdleTimeout < 0 {
+		return nil, errors.New("guard: ProxyOptions.TunnelIdleTimeout is negative; use zero for the Timeout setting, or a positive duration")
+	}
+	return &Proxy{g: g, opts: opts}, nil
+}
+
+// ServeHTTP authenticates the request, then tunnels a CONNECT or forwards
+// an absolute-URI request.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	caller, ok := p.authenticate(w, r)
+	if !ok {
+		return
+	}
+	ctx := WithCaller(r.Context(), caller)
+	if r.Method == http.MethodConnect {
+		p.tunnel(ctx, w, r)
+		return
+	}
+	p.forward(ctx, w, r)
+}
+
+// Close closes every open tunnel in both directions and waits until their
+// copying has stopped; later CONNECTs are answered 503. Absolute-URI
+// requests are the http.Server's to drain: call its Shutdown first.
+func (p *Proxy) Close() error {
+	p.tunnels.closeAll()
+	return nil
+}
+
+// authenticate answers 407 (or 503) itself and returns false unless the
+// request carries a credential Authenticate accepts. A request without
+// one is the normal first step of the handshake (browsers send the
+// credential only after the challenge), so only a wrong credential is
+// reported.
+func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bool) {
+	header := r.Header.Get("Proxy-Authorization")
+	if header == "" {
+		p.challenge(w, "This proxy needs a credential, and the request carried none.")
+		return Caller{}, false
+	}
+	user, pass, ok := parseBasic(header)
+	if !ok {
+		p.challenge(w, "The Proxy-Authorization header is not Basic base64(user:password).")
+		return Caller{}, false
+	}
+	c, err := p.opts.Authenticate(r.Context(), user, pass)
+	switch {
+	case err == nil:
+		if c.Tool == "" {
+			c.Tool = "proxy"
+		}
+		return c, true
+	case errors.Is(err, ErrProxyCredential):
+		raw, host, port := requestTarget(r)
+		p.g.Report(WithCaller(r.Context(), Caller{Tool: "proxy"}), &Refusal{
+			Code: CodeForbidden, Reason: ReasonProxyAuth, URL: raw, Host: host,
+			Message: "The proxy credential was wrong: " + err.Error() + ".",
+			Fix:     "Give the client a current credential. " + p.opts.AuthHint,
+		}, port, nil)
+		p.challenge(w, "The proxy credential was wrong: "+err.Error()+".")
+	default:
+		writeText(w, http.StatusServiceUnavailable, "The proxy could not check the credential: "+err.Error()+".\nFix: Try again; if it persists, check the proxy's log.\n")
+	}
+	return Caller{}, false
+}
+
+func (p *Proxy) challenge(w http.ResponseWriter, why string) {
+	w.Header().Set("Proxy-Authenticate", `Basic realm="outbound"`)
+	body := why + "\nFix: Send Proxy-Authorization: Basic base64(user:password), e.g. curl -x http://USER:PASSWORD@PROXY_ADDRESS URL, or set http_proxy=http://USER:PASSWORD@PROXY_ADDRESS."
+	if p.opts.AuthHint != "" {
+		body += " " + p.opts.AuthHint
+	}
+	writeText(w, http.StatusProxyAuthRequired, body+"\n")
+}
+
+// parseBasic reads "Basic base64(user:password)".
+func parseBasic(header string) (user, pass string, ok bool) {
+	const prefix = "Basic "
+	if len(header) < len(prefix) || !strings.EqualFold(header[:len(prefix)], prefix) {
+		return "", "", false
+	}
+	decoded, err := base64.StdEncoding.DecodeString(strings.TrimSpace(header[len(prefix):]))
+	if err != nil {
+		return "", "", false
+	}
+	return strings.Cut(string(decoded), ":")
+}

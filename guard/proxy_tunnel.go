@@ -1,0 +1,203 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// tunnel decides a CONNECT as https://host:port/, dials the decided
+// addresses through the guard's dial path within the Timeout setting, and
+// only then answers 200 and splices the two connections together. A
+// refusal is the answer to the CONNECT itself.
+func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	if p.tunnels.isClosed() {
+		writeText(w, http.StatusServiceUnavailable, "The proxy is shutting down.\nFix: Retry through a running proxy.\n")
+		return
+	}
+	pol := p.g.policy.Load()
+	raw := "https://" + r.Host + "/"
+	if _, _, err := net.SplitHostPort(r.Host); err != nil {
+		p.refuse(ctx, w, &Refusal{Code: CodeInvalid, Reason: ReasonBadHost, URL: raw, Host: r.Host,
+			Message: "CONNECT " + strconv.Quote(r.Host) + " does not name a host and port.",
+			Fix:     "Send CONNECT host:port, e.g. CONNECT example.com:443."}, 0)
+		return
+	}
+	dctx, cancel := context.WithTimeout(ctx, pol.settings.Timeout)
+	defer cancel()
+	d := pol.DecideURL(dctx, p.g.resolver, &url.URL{Scheme: "https", Host: r.Host, Path: "/"}, raw)
+	if !d.Allowed {
+		if r.Context().Err() == nil {
+			p.refuse(ctx, w, d.Refusal(), d.Port)
+		}
+		return
+	}
+	upstream, err := p.dialDecided(dctx, &d)
+	if err != nil {
+		if r.Context().Err() == nil {
+			p.refuse(ctx, w, p.g.transportRefusal(dctx, err, &d, &pol.settings), d.Port)
+		}
+		return
+	}
+	client, buffered, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		upstream.Close()
+		writeText(w, http.StatusHTTPVersionNotSupported, "CONNECT needs a connection of its own, which this HTTP version cannot give ("+err.Error()+").\nFix: Speak HTTP/1.1 to the proxy.\n")
+		return
+	}
+	idle := p.opts.TunnelIdleTimeout
+	if idle == 0 {
+		idle = pol.settings.Timeout
+	}
+	t := &tunnelConn{client: client, upstream: upstream, idle: idle}
+	if !p.tunnels.add(t) {
+		t.closeBoth()
+		return
+	}
+	defer p.tunnels.remove(t)
+	_ = client.SetWriteDeadline(time.Now().Add(idle))
+	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		t.closeBoth()
+		return
+	}
+	// A client may send its first bytes (a TLS ClientHello) right behind
+	// the CONNECT; the server has already read them into its buffer.
+	if n := buffered.Reader.Buffered(); n > 0 {
+		early, _ := buffered.Reader.Peek(n)
+		if _, err := upstream.Write(early); err != nil {
+			t.closeBoth()
+			return
+		}
+	}
+	t.run()
+}
+
+// dialDecided connects to an allowed decision's addresses through the
+// guard's dial path, which checks each address again at connect time.
+func (p *Proxy) dialDecided(ctx context.Context, d *Decision) (net.Conn, error) {
+	return p.g.dialContext(withPermit(ctx, d), "tcp", joinHostPort(d.Host, strconv.Itoa(int(d.Port))))
+}
+
+// tunnelConn is one spliced tunnel. An idle limit rather than a total one
+// ends it: a page may keep a busy connection for long, but a tunnel where
+// nothing has moved either way for idle is abandoned.
+type tunnelConn struct {
+	client, upstream net.Conn
+	idle             time.Duration
+	last             atomic.Int64 // when a byte last moved, in UnixNano
+	closeOnce        sync.Once
+}
+
+// run copies both ways until both sides have finished. When one side
+// stops sending, its end is passed on (a half close), so the other side
+// sees it and finishes too; an error or the idle limit closes both.
+func (t *tunnelConn) run() {
+	t.last.Store(time.Now().UnixNano())
+	done := make(chan struct{})
+	go func() {
+		t.pipe(t.upstream, t.client)
+		close(done)
+	}()
+	t.pipe(t.client, t.upstream)
+	<-done
+	t.closeBoth()
+}
+
+func (t *tunnelConn) pipe(dst, src net.Conn) {
+	bufp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bufp)
+	buf := *bufp
+	for {
+		_ = src.SetReadDeadline(time.Now().Add(t.idle))
+		n, err := src.Read(buf)
+		if n > 0 {
+			t.last.Store(time.Now().UnixNano())
+			_ = dst.SetWriteDeadline(time.Now().Add(t.idle))
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				t.closeBoth()
+				return
+			}
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			if cw, ok := dst.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+				return
+			}
+			t.closeBoth()
+			return
+		case isTimeout(err) && time.Since(time.Unix(0, t.last.Load())) < t.idle:
+			// Silent this way, busy the other way: the tunnel is in use.
+		default:
+			t.closeBoth()
+			return
+		}
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func (t *tunnelConn) closeBoth() {
+	t.closeOnce.Do(func() {
+		_ = t.client.Close()
+		_ = t.upstream.Close()
+	})
+}
+
+// tunnelSet tracks the open tunnels, which an http.Server forgets once
+// they take over their connections, so that Close can end them.
+type tunnelSet struct {
+	mu     sync.Mutex
+	open   map[*tunnelConn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func (s *tunnelSet) add(t *tunnelConn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	if s.open == nil {
+		s.open = map[*tunnelConn]struct{}{}
+	}
+	s.open[t] = struct{}{}
+	s.wg.Add(1)
+	return true
+}
+
+func (s *tunnelSet) remove(t *tunnelConn) {
+	s.mu.Lock()
+	delete(s.open, t)
+	s.mu.Unlock()
+	s.wg.Done()
+}
+
+func (s *tunnelSet) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// closeAll refuses new tunnels, closes the open ones in both directions
+// and waits until their copying has stopped.
+func (s *tunnelSet) closeAll() {
+	s.mu.Lock()
+	s.closed = true
+	for t := range s.open {
+		t.closeBoth()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
