@@ -99,21 +99,6 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 	return db, nil
 }
 
-// page builds the page query for q and returns the page size. It fetches
-// one row more than the page: that row tells us whether another page exists
-// without a COUNT over a million rows.
-func (q RefusalQuery) page(db *gorm.DB) (*gorm.DB, int, error) {
-	limit, err := q.pageSize()
-	if err != nil {
-		return nil, 0, err
-	}
-	db, err = q.filter(db.Model(&Refusal{}))
-	if err != nil {
-		return nil, 0, err
-	}
-	return db.Order("id DESC").Limit(limit + 1), limit, nil
-}
-
 // escapeLike makes s match literally inside a LIKE pattern using '\' as the
 // escape character, so a host filter of "a_b" does not match "axb".
 func escapeLike(s string) string {
@@ -122,20 +107,100 @@ func escapeLike(s string) string {
 
 // ListRefusals returns one page of refusals matching q, newest first, and
 // the cursor for the next page (0 when this is the last page).
+//
+// It runs in two steps: first the IDs of the page, then those rows. The ID
+// step can often be answered from an index alone (every index carries the
+// rowid), which is what keeps time windows and rare host substrings fast on
+// a million rows: scanning 30-byte index entries instead of 400-byte rows.
 func (s *Store) ListRefusals(ctx context.Context, q RefusalQuery) ([]Refusal, int64, error) {
-	db, limit, err := q.page(s.r.WithContext(ctx))
+	limit, err := q.pageSize()
 	if err != nil {
 		return nil, 0, err
 	}
-	var rows []Refusal
-	if err := db.Find(&rows).Error; err != nil {
+	db := s.r.WithContext(ctx)
+	// One extra ID tells us whether another page exists without a COUNT.
+	ids, err := q.pageIDs(db, limit+1)
+	if err != nil {
 		return nil, 0, fmt.Errorf("models: listing refusals: %w", err)
 	}
-	if len(rows) <= limit {
-		return rows, 0, nil
+	if len(ids) == 0 {
+		return nil, 0, nil
 	}
-	rows = rows[:limit]
-	return rows, rows[limit-1].ID, nil
+	var next int64
+	if len(ids) > limit {
+		ids = ids[:limit]
+		next = ids[limit-1]
+	}
+	var rows []Refusal
+	if err := db.Where("id IN ?", ids).Order("id DESC").Find(&rows).Error; err != nil {
+		return nil, 0, fmt.Errorf("models: reading refusal page: %w", err)
+	}
+	return rows, next, nil
+}
+
+// recentScan is how many of the newest rows a host-substring search walks in
+// ID order before switching to the host index. Substrings matching more
+// than about 1% of rows fill a page within it (about a millisecond); rarer
+// ones then scan the compact host index once (about 55 ms at a million rows)
+// instead of every full row (over a second). Measured on the benchmark
+// database: a bigger window mostly adds its own cost to the rare case.
+const recentScan = 5000
+
+// pageIDs returns up to n IDs matching q, newest first.
+func (q RefusalQuery) pageIDs(db *gorm.DB, n int) ([]int64, error) {
+	if !q.onlyHostSubstring() {
+		return q.selectIDs(db, n, "")
+	}
+	top := q.BeforeID
+	if top == 0 {
+		if err := db.Raw("SELECT COALESCE(MAX(id), 0) + 1 FROM refusals").Scan(&top).Error; err != nil {
+			return nil, err
+		}
+	}
+	low := top - recentScan
+	if low <= 1 {
+		return q.selectIDs(db, n, "")
+	}
+	recent, err := q.selectIDs(db.Where("id >= ?", low), n, "")
+	if err != nil || len(recent) == n {
+		return recent, err
+	}
+	older := q
+	older.BeforeID = low
+	rest, err := older.selectIDs(db, n-len(recent), "idx_refusals_host")
+	return append(recent, rest...), err
+}
+
+// onlyHostSubstring reports whether a host substring is the only column
+// filter, the one case where forcing the host index pays: the index alone
+// answers the query. With any other filter, SQLite's own choice is better.
+func (q RefusalQuery) onlyHostSubstring() bool {
+	return q.Host != "" && !q.HostExact && q.Code == "" && q.Reason == "" && q.Tool == "" && q.Agent == "" &&
+		q.Status == StatusUnreviewed && !q.Unreviewed && q.Since.IsZero() && q.Until.IsZero()
+}
+
+// selectIDs runs the ID step, optionally forcing an index.
+func (q RefusalQuery) selectIDs(db *gorm.DB, n int, index string) ([]int64, error) {
+	db, err := q.idQuery(db, n, index)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	err = db.Pluck("id", &ids).Error
+	return ids, err
+}
+
+// idQuery builds the ID step's statement.
+func (q RefusalQuery) idQuery(db *gorm.DB, n int, index string) (*gorm.DB, error) {
+	table := "refusals"
+	if index != "" {
+		table += " INDEXED BY " + index
+	}
+	db, err := q.filter(db.Table(table))
+	if err != nil {
+		return nil, err
+	}
+	return db.Order("id DESC").Limit(n), nil
 }
 
 // ErrStopIteration may be returned by an EachRefusal callback to stop early;
@@ -151,6 +216,9 @@ var ErrStopIteration = errors.New("models: stop iteration")
 func (s *Store) EachRefusal(ctx context.Context, q RefusalQuery, fn func(*Refusal) error) error {
 	q.Limit = MaxRefusalPage
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		rows, next, err := s.ListRefusals(ctx, q)
 		if err != nil {
 			return err
