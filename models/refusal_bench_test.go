@@ -1,0 +1,171 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The benchmark database is expensive to build, so it is seeded once and
+// cached under os.TempDir(). Bump benchSeedVersion when the seed changes.
+const (
+	benchRows        = 1_000_000
+	benchHosts       = 5000
+	benchSeedVersion = "refusals-v1"
+)
+
+var benchStart = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// benchStep spreads the rows over about 90 days.
+const benchStep = 90 * 24 * time.Hour / benchRows
+
+func BenchmarkListRefusals(b *testing.B) {
+	if testing.Short() {
+		b.Skip("seeds a 1,000,000-row database; skipped with -short")
+	}
+	s := openBenchStore(b)
+	end := benchStart.Add(benchRows * benchStep)
+	cases := []struct {
+		name string
+		q    RefusalQuery
+	}{
+		{"newest", RefusalQuery{}},
+		{"deep-cursor", RefusalQuery{BeforeID: benchRows / 2}},
+		{"code", RefusalQuery{Code: "not_allowlisted"}},
+		{"code-deep", RefusalQuery{Code: "bad_scheme", BeforeID: benchRows / 10}},
+		{"host-substring", RefusalQuery{Host: "svc-012"}}, // 10 of 5000 hosts
+		{"host-substring-one", RefusalQuery{Host: "svc-01234"}},
+		{"host-substring-none", RefusalQuery{Host: "no-such-host"}}, // worst case: scans every row
+		{"host-exact", RefusalQuery{Host: "svc-01234.example.com", HostExact: true}},
+		{"host-and-code", RefusalQuery{Host: "svc-00", Code: "blocked_address"}},
+		{"agent", RefusalQuery{Agent: "agent-07"}},
+		{"unreviewed", RefusalQuery{Unreviewed: true}},
+		{"needs-access", RefusalQuery{Status: StatusNeedsAccess}},
+		{"last-7-days", RefusalQuery{Since: end.Add(-7 * 24 * time.Hour)}},
+		{"one-day-window", RefusalQuery{Since: benchStart.Add(30 * 24 * time.Hour), Until: benchStart.Add(31 * 24 * time.Hour)}},
+		{"month-window", RefusalQuery{Since: benchStart.Add(30 * 24 * time.Hour), Until: benchStart.Add(60 * 24 * time.Hour)}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
+			page := func() {
+				if _, _, err := s.ListRefusals(ctx, c.q); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for b.Loop() {
+				page()
+			}
+			reportP95(b, 200, page)
+		})
+	}
+}
+
+// reportP95 times runs calls of fn and reports the 95th percentile as
+// "p95-ms": the page-time target is a p95, which ns/op (a mean) hides.
+func reportP95(b *testing.B, runs int, fn func()) {
+	b.Helper()
+	d := make([]time.Duration, runs)
+	for i := range d {
+		start := time.Now()
+		fn()
+		d[i] = time.Since(start)
+	}
+	slices.Sort(d)
+	p95 := d[(runs*95+99)/100-1]
+	b.ReportMetric(float64(p95)/float64(time.Millisecond), "p95-ms")
+}
+
+// openBenchStore opens the cached benchmark database, seeding it first if it
+// is missing or from an older seed version.
+func openBenchStore(b *testing.B) *Store {
+	b.Helper()
+	path := filepath.Join(os.TempDir(), "outbound-models-bench-"+benchSeedVersion+".db")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		start := time.Now()
+		if err := seedBenchDB(path); err != nil {
+			b.Fatalf("seeding %s: %v", path, err)
+		}
+		b.Logf("seeded %d refusals into %s in %v", benchRows, path, time.Since(start).Round(time.Millisecond))
+	}
+	s, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	var n int64
+	if err := s.r.Model(&Refusal{}).Count(&n).Error; err != nil || n != benchRows {
+		b.Fatalf("cached benchmark database %s has %d rows (%v), want %d; delete it to reseed", path, n, err, benchRows)
+	}
+	return s
+}
+
+// seedBenchDB writes benchRows synthetic refusals with multi-row INSERTs in
+// one transaction into a temporary file, then renames it into place, so an
+// interrupted seed never leaves a half-filled cache behind.
+func seedBenchDB(path string) error {
+	tmp := path + ".seeding"
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(tmp + suffix)
+	}
+	s, err := Open(tmp)
+	if err != nil {
+		return err
+	}
+	codes := []string{"not_allowlisted", "blocked_address", "bad_port", "bad_scheme", "dns_failure", "redirect_blocked", "too_many_redirects", "invalid_url"}
+	tools := []string{"fetch_url", "screenshot", "integration", "proxy", "check"}
+	statuses := []ReviewStatus{StatusUnreviewed, StatusUnreviewed, StatusUnreviewed, StatusUnreviewed, StatusUnreviewed,
+		StatusUnreviewed, StatusUnreviewed, StatusExpected, StatusReviewed, StatusNeedsAccess}
+	cols := []string{"time", "tool", "url", "host", "port", "addresses", "code", "reason", "message", "fix",
+		"entry", "agent", "thread", "trigger_info", "redirects", "status", "comment", "reviewed_by"}
+	const perStmt = 500
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
+	stmt := "INSERT INTO refusals (" + strings.Join(cols, ",") + ") VALUES " +
+		strings.TrimSuffix(strings.Repeat(row+",", perStmt), ",")
+	rng := rand.New(rand.NewPCG(1, 2))
+
+	ctx := context.Background()
+	sqlDB, err := s.w.DB()
+	if err != nil {
+		return errors.Join(err, s.Close())
+	}
+	tx, err := sqlDB.BeginTx(ctx, nil)
+	if err != nil {
+		return errors.Join(err, s.Close())
+	}
+	prep, err := tx.PrepareContext(ctx, stmt)
+	if err != nil {
+		return errors.Join(err, tx.Rollback(), s.Close())
+	}
+	args := make([]any, 0, perStmt*len(cols))
+	for i := 0; i < benchRows; i += perStmt {
+		args = args[:0]
+		for j := i; j < i+perStmt; j++ {
+			host := fmt.Sprintf("svc-%05d.example.com", rng.IntN(benchHosts))
+			code := codes[rng.IntN(len(codes))]
+			args = append(args,
+				benchStart.Add(time.Duration(j)*benchStep), tools[rng.IntN(len(tools))],
+				"https://"+host+"/ticket/"+fmt.Sprint(j), host, 443, "10.0.0.1", code, "private",
+				"refused: "+code, "ask an admin to allowlist "+host, "", fmt.Sprintf("agent-%02d", rng.IntN(40)),
+				fmt.Sprint("thread-", j/7), "email", "", statuses[rng.IntN(len(statuses))], "", "")
+		}
+		if _, err := prep.ExecContext(ctx, args...); err != nil {
+			return errors.Join(err, tx.Rollback(), s.Close())
+		}
+	}
+	if err := errors.Join(prep.Close(), tx.Commit()); err != nil {
+		return errors.Join(err, s.Close())
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
