@@ -1,6 +1,7 @@
 // Package models is Outbound's storage layer: the allowlist, the console
-// settings, the log of refused requests, and the agents' API tokens, kept in
-// one SQLite file through GORM.
+// settings, the log of refused requests, the agents' API tokens, and the
+// console's users, sessions and audit trail, kept in one SQLite file through
+// GORM.
 //
 // It exists so that everything persistent has one owner with one
 // concurrency story. The guard, the tools and the web console never open the
