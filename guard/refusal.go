@@ -50,7 +50,17 @@ const (
 	ReasonContentType     Reason = "content_type"     // a type the tool cannot read
 	ReasonReadsPerTurn    Reason = "reads_per_turn"   // the turn's page budget is spent
 	ReasonProxyAuth       Reason = "proxy_auth"       // the proxy credential is missing or wrong
+	ReasonBadStart        Reason = "bad_start"        // a tool's start offset is outside the page
 )
+
+// Reasons lists every reason, for filters, documentation and the test that
+// keeps the user guide complete.
+var Reasons = []Reason{
+	ReasonBadURL, ReasonScheme, ReasonCredentials, ReasonEmptyHost, ReasonBadHost, ReasonNumericHost, ReasonZone,
+	ReasonBadPort, ReasonPort, ReasonNotAllowlisted, ReasonInternalName, ReasonMetadata, ReasonInternalAddress,
+	ReasonDNS, ReasonConnect, ReasonConnectCheck, ReasonRedirects, ReasonBadRedirect, ReasonTimeout,
+	ReasonDeclaredSize, ReasonStreamedSize, ReasonContentType, ReasonReadsPerTurn, ReasonProxyAuth, ReasonBadStart,
+}
 
 // Refusal is a refused or failed outbound request, as a value. Its Message
 // is one sentence the agent can read; its Fix names the setting that would

@@ -67,7 +67,7 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 	s := f.settings()
 	ctx = guard.WithCaller(ctx, guard.Caller{Tool: "fetch_url", Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger})
 	if in.Start < 0 {
-		return FetchResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: "bad_start", URL: in.URL,
+		return FetchResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonBadStart, URL: in.URL,
 			Message: fmt.Sprintf("start %d is negative.", in.Start), Fix: "Pass start: 0 to read from the beginning."}}
 	}
 	d := f.guard.Decide(ctx, in.URL)
@@ -100,7 +100,7 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 		f.cache.put(page)
 	}
 	if in.Start > page.runes {
-		return FetchResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: "bad_start", URL: key, Host: d.Host,
+		return FetchResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonBadStart, URL: key, Host: d.Host,
 			Message: fmt.Sprintf("start %d is past the end of the page, which has %d characters.", in.Start, page.runes),
 			Fix:     fmt.Sprintf("Pass a start from 0 to %d.", page.runes)}}
 	}
