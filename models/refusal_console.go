@@ -1,0 +1,108 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// This file holds the queries only the console's refusal log needs: paging
+// back towards newer rows, and the values its filter menus offer.
+
+// ListRefusalsAfter returns the page of refusals matching q that comes just
+// above afterID, the "Newer" direction of the keyset: the limit rows with the
+// smallest IDs greater than afterID, shown newest first like every page.
+// newer reports whether still newer matching rows exist. q.BeforeID must be 0.
+func (s *Store) ListRefusalsAfter(ctx context.Context, q RefusalQuery, afterID int64) (rows []Refusal, newer bool, err error) {
+	if afterID < 0 {
+		return nil, false, fmt.Errorf("models: cursor %d is negative; pass an ID from a page of the log", afterID)
+	}
+	if q.BeforeID != 0 {
+		return nil, false, fmt.Errorf("models: refusal query has both a before cursor (%d) and an after cursor (%d); use one", q.BeforeID, afterID)
+	}
+	limit, err := q.pageSize()
+	if err != nil {
+		return nil, false, err
+	}
+	db := s.r.WithContext(ctx)
+	idq, err := q.filter(db.Table("refusals"))
+	if err != nil {
+		return nil, false, err
+	}
+	// Ascending from the cursor walks the same indexes as the older
+	// direction, only forwards; one extra ID says whether more lie above.
+	var ids []int64
+	if err := idq.Where("id > ?", afterID).Order("id ASC").Limit(limit+1).Pluck("id", &ids).Error; err != nil {
+		return nil, false, fmt.Errorf("models: listing refusals after %d: %w", afterID, err)
+	}
+	if len(ids) > limit {
+		ids, newer = ids[:limit], true
+	}
+	if len(ids) == 0 {
+		return nil, false, nil
+	}
+	if err := db.Where("id IN ?", ids).Order("id DESC").Find(&rows).Error; err != nil {
+		return nil, false, fmt.Errorf("models: reading refusal page after %d: %w", afterID, err)
+	}
+	return rows, newer, nil
+}
+
+// RefusalFacets are the distinct values the log's filter menus offer.
+type RefusalFacets struct {
+	Tools   []string
+	Agents  []string
+	Codes   []string
+	Reasons []string
+}
+
+// MaxFacetValues bounds each list of RefusalFacets. A menu longer than this
+// is no use to anyone; the filter still accepts any value typed in the URL.
+const MaxFacetValues = 200
+
+// facetColumns are the columns RefusalFacets may read. They are spliced into
+// SQL, so the list is closed.
+var facetColumns = []string{"tool", "agent", "code", "reason"}
+
+// RefusalValues returns the refusal log's distinct tools, agents, codes and
+// reasons in ascending order, at most MaxFacetValues each, empty values
+// left out.
+func (s *Store) RefusalValues(ctx context.Context) (RefusalFacets, error) {
+	var f RefusalFacets
+	for _, col := range facetColumns {
+		vals, err := s.distinctValues(ctx, col)
+		if err != nil {
+			return RefusalFacets{}, err
+		}
+		switch col {
+		case "tool":
+			f.Tools = vals
+		case "agent":
+			f.Agents = vals
+		case "code":
+			f.Codes = vals
+		case "reason":
+			f.Reasons = vals
+		}
+	}
+	return f, nil
+}
+
+// distinctValues lists col's distinct non-empty values with a skip scan: each
+// step seeks the column's index for the next larger value. SELECT DISTINCT
+// would read every index entry (a million for a full log); this reads one
+// per distinct value.
+func (s *Store) distinctValues(ctx context.Context, col string) ([]string, error) {
+	if !slices.Contains(facetColumns, col) {
+		return nil, fmt.Errorf("models: %q is not a refusal column with values to list; use one of %v", col, facetColumns)
+	}
+	query := `WITH RECURSIVE v(x) AS (
+		SELECT MIN(` + col + `) FROM refusals WHERE ` + col + ` > ''
+		UNION ALL
+		SELECT (SELECT MIN(` + col + `) FROM refusals WHERE ` + col + ` > v.x) FROM v WHERE v.x IS NOT NULL
+	) SELECT x FROM v WHERE x IS NOT NULL LIMIT ?`
+	var out []string
+	if err := s.r.WithContext(ctx).Raw(query, MaxFacetValues).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: listing distinct refusal %ss: %w", col, err)
+	}
+	return out, nil
+}
