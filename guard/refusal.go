@@ -51,6 +51,8 @@ const (
 	ReasonReadsPerTurn    Reason = "reads_per_turn"   // the turn's page budget is spent
 	ReasonProxyAuth       Reason = "proxy_auth"       // the proxy credential is missing or wrong
 	ReasonBadStart        Reason = "bad_start"        // a tool's start offset is outside the page
+	ReasonBadSize         Reason = "bad_size"         // a screenshot size outside the settings' limits
+	ReasonBrowser         Reason = "browser"          // the screenshot browser failed
 )
 
 // Reasons lists every reason, for filters, documentation and the test that
@@ -60,6 +62,7 @@ var Reasons = []Reason{
 	ReasonBadPort, ReasonPort, ReasonNotAllowlisted, ReasonInternalName, ReasonMetadata, ReasonInternalAddress,
 	ReasonDNS, ReasonConnect, ReasonConnectCheck, ReasonRedirects, ReasonBadRedirect, ReasonTimeout,
 	ReasonDeclaredSize, ReasonStreamedSize, ReasonContentType, ReasonReadsPerTurn, ReasonProxyAuth, ReasonBadStart,
+	ReasonBadSize, ReasonBrowser,
 }
 
 // Refusal is a refused or failed outbound request, as a value. Its Message

@@ -96,18 +96,7 @@ const maxAPIBody = 64 << 10
 // FetchAPI serves POST /api/v1/tools/fetch_url for agents that speak plain
 // HTTP. The agent is the token's name; the turn is (agent, thread, trigger).
 func FetchAPI(f *Fetcher, agents Agents) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
-			WriteAPIError(w, &APIError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
-				Message: r.Method + " is not allowed here.", Fix: `Send POST with a JSON body such as {"url": "https://status.example.com/"}.`})
-			return
-		}
-		agent, err := authenticate(r, agents)
-		if err != nil {
-			WriteAPIError(w, err)
-			return
-		}
+	return toolAPI(agents, func(w http.ResponseWriter, r *http.Request, agent string) {
 		req, err := decodeFetchRequest(w, r)
 		if err != nil {
 			WriteAPIError(w, err)
@@ -134,29 +123,54 @@ func authenticate(r *http.Request, agents Agents) (string, error) {
 
 func decodeFetchRequest(w http.ResponseWriter, r *http.Request) (fetchRequest, error) {
 	var req fetchRequest
+	err := decodeBody(w, r, &req, `{"url": "https://status.example.com/", "start": 0, "thread": "T-1", "trigger": "msg-1"}`)
+	if err == nil && strings.TrimSpace(req.URL) == "" {
+		err = &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body has no url.", Fix: `Add "url": "https://…" to the body.`}
+	}
+	return req, err
+}
+
+// decodeBody reads one JSON object into v, refusing unknown fields, other
+// content types, oversized bodies and trailing values, each with a fix
+// that shows example.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any, example string) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		return req, &APIError{Status: http.StatusUnsupportedMediaType, Code: "bad_content_type",
+		return &APIError{Status: http.StatusUnsupportedMediaType, Code: "bad_content_type",
 			Message: fmt.Sprintf("The body is %s, not JSON.", ct), Fix: "Send Content-Type: application/json."}
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return req, &APIError{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "The body is over 64 KB.", Fix: "Send only url, start, thread and trigger."}
+			return &APIError{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "The body is over 64 KB.", Fix: "Send a body like " + example + "."}
 		}
 		msg := "The body is not valid JSON: " + err.Error() + "."
 		if errors.Is(err, io.EOF) {
 			msg = "The body is empty."
 		}
-		return req, &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: msg,
-			Fix: `Send a JSON object such as {"url": "https://status.example.com/", "start": 0, "thread": "T-1", "trigger": "msg-1"}.`}
+		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: msg, Fix: "Send a JSON object such as " + example + "."}
 	}
 	if dec.More() {
-		return req, &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body holds more than one JSON value.", Fix: "Send one JSON object."}
+		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body holds more than one JSON value.", Fix: "Send one JSON object."}
 	}
-	if strings.TrimSpace(req.URL) == "" {
-		return req, &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body has no url.", Fix: `Add "url": "https://…" to the body.`}
-	}
-	return req, nil
+	return nil
+}
+
+// toolAPI wraps a tool's handler with the API's method and token checks.
+func toolAPI(agents Agents, serve func(w http.ResponseWriter, r *http.Request, agent string)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			WriteAPIError(w, &APIError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
+				Message: r.Method + " is not allowed here.", Fix: `Send POST with a JSON body such as {"url": "https://status.example.com/"}.`})
+			return
+		}
+		agent, err := authenticate(r, agents)
+		if err != nil {
+			WriteAPIError(w, err)
+			return
+		}
+		serve(w, r, agent)
+	})
 }

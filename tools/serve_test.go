@@ -56,7 +56,7 @@ func textOf(t *testing.T, res *mcp.CallToolResult) string {
 
 func TestMCPInMemoryRoundTrip(t *testing.T) {
 	e := statusPageEnv(t)
-	server := MCPServer(e.fetcher, "test", "local")
+	server := MCPServer(MCPTools{Fetch: e.fetcher}, "test", "local")
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(context.Background(), st, nil)
 	if err != nil {
@@ -111,7 +111,7 @@ func TestMCPInMemoryRoundTrip(t *testing.T) {
 
 func TestMCPOverHTTPNeedsATokenAndRefusesOtherOrigins(t *testing.T) {
 	e := statusPageEnv(t)
-	srv := httptest.NewServer(MCPHandler(MCPServer(e.fetcher, "test", "local"), testAgents))
+	srv := httptest.NewServer(MCPHandler(MCPServer(MCPTools{Fetch: e.fetcher}, "test", "local"), testAgents))
 	defer srv.Close()
 
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`

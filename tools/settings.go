@@ -20,6 +20,10 @@ type Settings struct {
 	ReadsPerTurn  int           // new pages one agent turn may read
 	CacheTTL      time.Duration // how long an extracted page is served from cache
 	RetentionDays int           // how long the refusal log keeps a refusal
+
+	ShotMaxWidth      int // widest viewport take_screenshot accepts
+	ShotMaxHeight     int // tallest viewport take_screenshot accepts
+	ShotMaxPageHeight int // where a full-page screenshot is cut
 }
 
 // DefaultSettings returns the settings of a new installation.
@@ -30,6 +34,10 @@ func DefaultSettings() Settings {
 		ReadsPerTurn:  8,
 		CacheTTL:      5 * time.Minute,
 		RetentionDays: 30,
+
+		ShotMaxWidth:      1920,
+		ShotMaxHeight:     1200,
+		ShotMaxPageHeight: 8000,
 	}
 }
 
@@ -101,6 +109,15 @@ var SettingDefs = []SettingDef{
 			return err
 		},
 		func(s *Settings) string { return s.CacheTTL.String() }},
+	{"screenshot_max_width", "Screenshot max width", "The widest viewport take_screenshot accepts, in pixels.",
+		func(s *Settings, v string) error { return parseInt(v, 320, 3840, "1920", &s.ShotMaxWidth) },
+		func(s *Settings) string { return strconv.Itoa(s.ShotMaxWidth) }},
+	{"screenshot_max_height", "Screenshot max height", "The tallest viewport take_screenshot accepts, in pixels.",
+		func(s *Settings, v string) error { return parseInt(v, 240, 2160, "1200", &s.ShotMaxHeight) },
+		func(s *Settings) string { return strconv.Itoa(s.ShotMaxHeight) }},
+	{"screenshot_max_page_height", "Screenshot max page length", "Where a full-page screenshot is cut, in pixels; the answer says when it was.",
+		func(s *Settings, v string) error { return parseInt(v, 480, 30000, "8000", &s.ShotMaxPageHeight) },
+		func(s *Settings) string { return strconv.Itoa(s.ShotMaxPageHeight) }},
 	{"retention_days", "Refusal log retention (days)", "How many days the refusal log keeps a refusal. Shrinking it deletes older refusals at the next purge.",
 		func(s *Settings, v string) error { return parseInt(v, 1, 3650, "30", &s.RetentionDays) },
 		func(s *Settings) string { return strconv.Itoa(s.RetentionDays) }},

@@ -38,9 +38,10 @@ type Deps struct {
 	// Reload makes the running guard and tools pick up a saved change
 	// now, rather than at the next revision poll.
 	Reload func(ctx context.Context) error
-	// MCP and FetchAPI are mounted as they are; they check agents' tokens.
+	// MCP and ToolAPIs are mounted as they are; they check agents' tokens.
+	// ToolAPIs are served at /api/v1/tools/<name>.
 	MCP      http.Handler
-	FetchAPI http.Handler
+	ToolAPIs map[string]http.Handler
 	// Metrics serves /metrics.
 	Metrics http.Handler
 	// Setup is the one-time first-run link token; empty once a user exists.
@@ -85,8 +86,8 @@ func New(d Deps) *Server {
 	if d.MCP != nil {
 		e.Any("/mcp", echo.WrapHandler(d.MCP))
 	}
-	if d.FetchAPI != nil {
-		e.Any("/api/v1/tools/fetch_url", echo.WrapHandler(d.FetchAPI))
+	for name, h := range d.ToolAPIs {
+		e.Any("/api/v1/tools/"+name, echo.WrapHandler(h))
 	}
 
 	// Everything below is the browser console: CSRF on every form, and a

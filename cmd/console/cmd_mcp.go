@@ -41,7 +41,12 @@ func runMCP(ctx context.Context, e env, args []string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go a.watch(ctx)
-	server := tools.MCPServer(tools.NewFetcher(a.guard, a.Settings), version, agent)
+	shots, stopShots, err := a.screenshots()
+	if err != nil {
+		return err
+	}
+	defer stopShots()
+	server := tools.MCPServer(tools.MCPTools{Fetch: tools.NewFetcher(a.guard, a.Settings), Shots: shots}, version, agent)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
 	if errors.Is(err, context.Canceled) {
 		return nil

@@ -56,6 +56,11 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 
 	agents := storeAgents{a.store}
 	fetcher := tools.NewFetcher(a.guard, a.Settings)
+	shots, stopShots, err := a.screenshots()
+	if err != nil {
+		return err
+	}
+	defer stopShots()
 	var setup *web.SetupToken
 	if n, err := a.store.CountUsers(ctx); err != nil {
 		return err
@@ -66,11 +71,14 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 	}
 	srv := web.New(web.Deps{
 		Store: a.store, Guard: a.guard, Settings: a.Settings, Reload: a.reload,
-		MCP:      tools.MCPHandler(tools.MCPServer(fetcher, version, ""), agents),
-		FetchAPI: tools.FetchAPI(fetcher, agents),
-		Metrics:  metrics.Handler(),
-		Setup:    setup,
-		Log:      log,
+		MCP: tools.MCPHandler(tools.MCPServer(tools.MCPTools{Fetch: fetcher, Shots: shots}, version, ""), agents),
+		ToolAPIs: map[string]http.Handler{
+			"fetch_url":       tools.FetchAPI(fetcher, agents),
+			"take_screenshot": tools.ScreenshotAPI(shots, agents),
+		},
+		Metrics: metrics.Handler(),
+		Setup:   setup,
+		Log:     log,
 	})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	base := "http://" + l.Addr().String()

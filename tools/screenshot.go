@@ -1,0 +1,343 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/tools/browser"
+)
+
+// ScreenshotInput is the input of take_screenshot.
+type ScreenshotInput struct {
+	URL      string `json:"url" jsonschema:"The http or https URL of the page to photograph."`
+	FullPage bool   `json:"full_page,omitempty" jsonschema:"Capture the whole page rather than the first screen; long pages are cut at the configured length."`
+	Width    int    `json:"width,omitempty" jsonschema:"Viewport width in pixels (default 1280)."`
+	Height   int    `json:"height,omitempty" jsonschema:"Viewport height in pixels (default 800)."`
+}
+
+// ShotResult is a screenshot, or a refusal.
+type ShotResult struct {
+	Refusal *guard.Refusal
+
+	PNG           []byte
+	URL           string // the final URL after redirects
+	Title         string
+	Width, Height int  // of the image
+	Cut           bool // a full page longer than the limit was cut
+}
+
+// OK reports whether the screenshot was taken.
+func (r *ShotResult) OK() bool { return r.Refusal == nil }
+
+// Caption is the one line that goes with the image.
+func (r *ShotResult) Caption() string {
+	if r.Refusal != nil {
+		return RefusalAnswer("take_screenshot", r.Refusal)
+	}
+	title := r.Title
+	if title == "" {
+		title = "(no title)"
+	}
+	line := fmt.Sprintf("Screenshot of %s, titled %q, %d×%d pixels.", r.URL, title, r.Width, r.Height)
+	if r.Cut {
+		line += " The page is longer; the image stops at the configured maximum length."
+	}
+	return line
+}
+
+// Default viewport when the agent names none.
+const (
+	defaultShotWidth  = 1280
+	defaultShotHeight = 800
+	// shotSlots bounds concurrent screenshots: one browser, a few tabs.
+	shotSlots = 2
+)
+
+// ShotBrowser is the browser a Screenshotter drives. Launching is behind
+// an interface so that a test can prove that a refused URL never starts
+// or uses a browser.
+type ShotBrowser interface {
+	NewContext(opts ...playwright.BrowserNewContextOptions) (playwright.BrowserContext, error)
+}
+
+// Launcher starts the browser. It is called at most once while the
+// browser stays up.
+type Launcher func() (ShotBrowser, func() error, error)
+
+// Screenshotter is the take_screenshot tool. The URL is decided before a
+// browser is ever used; then one reused Chromium loads the page in a
+// fresh context whose every request goes through the guard's proxy with
+// a credential of its own, so each subresource is decided (and each
+// refusal logged) as this call's.
+type Screenshotter struct {
+	guard    *guard.Guard
+	proxy    *guard.EmbeddedProxy
+	settings func() Settings
+	launch   Launcher
+	slots    chan struct{}
+
+	mu      sync.Mutex
+	browser ShotBrowser
+	close   func() error
+}
+
+// NewScreenshotter returns the tool. launch is usually ChromiumLauncher.
+func NewScreenshotter(g *guard.Guard, proxy *guard.EmbeddedProxy, settings func() Settings, launch Launcher) *Screenshotter {
+	return &Screenshotter{guard: g, proxy: proxy, settings: settings, launch: launch, slots: make(chan struct{}, shotSlots)}
+}
+
+// ChromiumLauncher launches Debian's Chromium for screenshots. The
+// browser-level proxy refuses everything (refuse is such a proxy's URL):
+// Chromium's own background requests go there and nowhere else, while
+// each screenshot's context has the guard's proxy. Names are never
+// resolved by Chromium itself, and WebRTC may not send UDP around the
+// proxy.
+func ChromiumLauncher(refuse string) Launcher {
+	return func() (ShotBrowser, func() error, error) {
+		b, err := browser.Launch(browser.Options{
+			Proxy: &playwright.Proxy{Server: refuse},
+			ExtraArgs: []string{
+				browser.BlockDNSArg("127.0.0.1"),
+				"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+				"--webrtc-ip-handling-policy=disable_non_proxied_udp",
+				"--disable-features=WebRtcHideLocalIpsWithMdns",
+				"--disable-extensions",
+			},
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		return b.Chromium, b.Close, nil
+	}
+}
+
+// Close stops the browser, if it was started.
+func (s *Screenshotter) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.close == nil {
+		return nil
+	}
+	err := s.close()
+	s.browser, s.close = nil, nil
+	return err
+}
+
+func (s *Screenshotter) ensureBrowser() (ShotBrowser, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.browser != nil {
+		return s.browser, nil
+	}
+	b, closeFn, err := s.launch()
+	if err != nil {
+		return nil, err
+	}
+	s.browser, s.close = b, closeFn
+	return b, nil
+}
+
+// forget drops a browser that failed, so the next call starts a new one.
+func (s *Screenshotter) forget(b ShotBrowser) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.browser == b && s.close != nil {
+		_ = s.close()
+		s.browser, s.close = nil, nil
+	}
+}
+
+// Take photographs in.URL for turn.
+func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput) ShotResult {
+	set := s.settings()
+	caller := guard.Caller{Tool: "screenshot", Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger}
+	ctx = guard.WithCaller(ctx, caller)
+	w, h, bad := shotSize(in, set)
+	if bad != nil {
+		return ShotResult{Refusal: bad}
+	}
+	d := s.guard.Decide(ctx, in.URL)
+	if !d.Allowed {
+		r := d.Refusal()
+		s.guard.Report(ctx, r, d.Port, nil)
+		return ShotResult{Refusal: r}
+	}
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-ctx.Done():
+		return ShotResult{Refusal: &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, URL: in.URL,
+			Message: "Other screenshots were still running when the request ended.", Fix: "Try again in a moment."}}
+	}
+	b, err := s.ensureBrowser()
+	if err != nil {
+		return ShotResult{Refusal: browserRefusal(in.URL, err)}
+	}
+	res, err := s.shoot(ctx, b, caller, &d, w, h, in.FullPage, set)
+	if err != nil {
+		if errors.Is(err, playwright.ErrTargetClosed) {
+			s.forget(b)
+		}
+		return ShotResult{Refusal: browserRefusal(in.URL, err)}
+	}
+	return res
+}
+
+func (s *Screenshotter) shoot(ctx context.Context, b ShotBrowser, caller guard.Caller, d *guard.Decision, w, h int, full bool, set Settings) (ShotResult, error) {
+	user, pass, revoke := s.proxy.Credential(caller)
+	defer revoke()
+	bctx, err := b.NewContext(playwright.BrowserNewContextOptions{
+		Proxy:           &playwright.Proxy{Server: s.proxy.URL(), Username: &user, Password: &pass},
+		Viewport:        &playwright.Size{Width: w, Height: h},
+		ServiceWorkers:  playwright.ServiceWorkerPolicyBlock,
+		AcceptDownloads: playwright.Bool(false),
+		UserAgent:       playwright.String(set.Guard.UserAgent),
+	})
+	if err != nil {
+		return ShotResult{}, err
+	}
+	defer bctx.Close()
+	// Only http and https leave the browser; file:, chrome:, view-source:,
+	// data: and friends are refused before Chromium acts on them.
+	if err := bctx.Route("**/*", func(r playwright.Route) {
+		if !webScheme(r.Request().URL()) {
+			_ = r.Abort("blockedbyclient")
+			return
+		}
+		_ = r.Continue()
+	}); err != nil {
+		return ShotResult{}, err
+	}
+	page, err := bctx.NewPage()
+	if err != nil {
+		return ShotResult{}, err
+	}
+	// The last URL the main frame tried to load: when a redirect is
+	// refused by the proxy, deciding it again gives the agent the reason.
+	var mu sync.Mutex
+	lastNav := d.URL.String()
+	page.OnRequest(func(r playwright.Request) {
+		if r.IsNavigationRequest() && r.Frame() == page.MainFrame() {
+			mu.Lock()
+			lastNav = r.URL()
+			mu.Unlock()
+		}
+	})
+	timeout := float64(set.Guard.Timeout / time.Millisecond)
+	resp, err := page.Goto(d.URL.String(), playwright.PageGotoOptions{Timeout: &timeout, WaitUntil: playwright.WaitUntilStateLoad})
+	mu.Lock()
+	nav := lastNav
+	mu.Unlock()
+	if r := s.navigationRefusal(ctx, resp, err, nav, set); r != nil {
+		return ShotResult{Refusal: r}, nil
+	}
+	final := page.URL()
+	if !webScheme(final) {
+		return ShotResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonScheme, URL: final,
+			Message: "The page navigated to a non-web address, which is refused.", Fix: "Ask for an http:// or https:// link instead."}}, nil
+	}
+	title, _ := page.Title()
+	opts := playwright.PageScreenshotOptions{Type: playwright.ScreenshotTypePng, Timeout: &timeout, FullPage: playwright.Bool(full)}
+	height, cut := h, false
+	if full {
+		ph, err := page.Evaluate(`() => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)`)
+		if err == nil {
+			height = max(h, toInt(ph))
+		}
+		if height > set.ShotMaxPageHeight {
+			height, cut = set.ShotMaxPageHeight, true
+			opts.Clip = &playwright.Rect{X: 0, Y: 0, Width: float64(w), Height: float64(height)}
+		}
+	}
+	png, err := page.Screenshot(opts)
+	if err != nil {
+		return ShotResult{}, err
+	}
+	return ShotResult{PNG: png, URL: final, Title: title, Width: w, Height: height, Cut: cut}, nil
+}
+
+// navigationRefusal turns a failed or refused main-frame load into the
+// guard's refusal. The proxy marks its own answers with X-Outbound-Code;
+// a refused tunnel (https) only shows up as a navigation error, so the URL
+// the frame was loading is decided again to say why.
+func (s *Screenshotter) navigationRefusal(ctx context.Context, resp playwright.Response, err error, nav string, set Settings) *guard.Refusal {
+	if err == nil && resp != nil && resp.Headers()["x-outbound-code"] == "" {
+		return nil
+	}
+	if d := s.guard.Decide(ctx, nav); !d.Allowed {
+		return d.Refusal() // the proxy already logged it, with this call's caller
+	}
+	if err == nil {
+		body, _ := resp.Text()
+		return &guard.Refusal{Code: guard.Code(resp.Headers()["x-outbound-code"]), Reason: guard.Reason(resp.Headers()["x-outbound-reason"]), URL: nav,
+			Message: firstLine(body), Fix: "See the refusal log for this URL."}
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "Timeout"):
+		return &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, URL: nav,
+			Message: fmt.Sprintf("The page did not finish loading within %s.", set.Guard.Timeout), Fix: "Try again later, or raise Settings → Timeout (timeout)."}
+	default:
+		return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonConnect, URL: nav,
+			Message: "The page could not be loaded: " + firstLine(msg) + ".", Fix: "Check that the site is up."}
+	}
+}
+
+func shotSize(in ScreenshotInput, set Settings) (int, int, *guard.Refusal) {
+	w, h := in.Width, in.Height
+	if w == 0 {
+		w = min(defaultShotWidth, set.ShotMaxWidth)
+	}
+	if h == 0 {
+		h = min(defaultShotHeight, set.ShotMaxHeight)
+	}
+	bad := func(what string, v, hi int) *guard.Refusal {
+		return &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonBadSize, URL: in.URL,
+			Message: fmt.Sprintf("%s %d is outside 100–%d pixels.", what, v, hi),
+			Fix:     "Pass a width and height within Settings → Screenshot max width / height, or leave them out for 1280×800."}
+	}
+	if w < 100 || w > set.ShotMaxWidth {
+		return 0, 0, bad("width", w, set.ShotMaxWidth)
+	}
+	if h < 100 || h > set.ShotMaxHeight {
+		return 0, 0, bad("height", h, set.ShotMaxHeight)
+	}
+	return w, h, nil
+}
+
+func browserRefusal(u string, err error) *guard.Refusal {
+	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonBrowser, URL: u,
+		Message: "The screenshot browser could not start or crashed: " + firstLine(err.Error()) + ".",
+		Fix:     "An admin checks that Chromium is installed (apt-get install chromium) and the Playwright driver is set up (PLAYWRIGHT_DRIVER_PATH); see the user guide."}
+}
+
+func webScheme(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https")
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSuffix(s, ".")
+}
+
+func toInt(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case float64:
+		return int(n)
+	}
+	return 0
+}
