@@ -1,0 +1,223 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/outboundhq/outbound/guard"
+)
+
+// Integrations runs the admin-defined integrations through the guard and
+// keeps the MCP servers' tool lists in step with them. It is safe for
+// concurrent use; Set replaces the whole set, as a reload does.
+type Integrations struct {
+	guard    *guard.Guard
+	settings func() Settings
+
+	mu      sync.Mutex
+	defs    map[string]Integration
+	servers []*integrationServer
+}
+
+// NewIntegrations returns an empty set over g. settings is called on every
+// call, so a reload applies to the next call.
+func NewIntegrations(g *guard.Guard, settings func() Settings) *Integrations {
+	return &Integrations{guard: g, settings: settings, defs: map[string]Integration{}}
+}
+
+// Set replaces the integrations in force and updates every MCP server the
+// set was added to; the SDK tells connected clients that the list changed.
+func (x *Integrations) Set(list []Integration) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.defs = make(map[string]Integration, len(list))
+	for _, in := range list {
+		x.defs[in.Name] = in
+	}
+	for _, s := range x.servers {
+		s.sync(x.defs)
+	}
+}
+
+// List returns the integrations in force, by name.
+func (x *Integrations) List() []Integration {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := make([]Integration, 0, len(x.defs))
+	for _, in := range x.defs {
+		out = append(out, in)
+	}
+	slices.SortFunc(out, func(a, b Integration) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func (x *Integrations) lookup(name string) (Integration, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	in, ok := x.defs[name]
+	return in, ok
+}
+
+// IntegrationResult is one call's outcome: a refusal (by the guard, or of
+// the parameters), or the status and body the service answered.
+type IntegrationResult struct {
+	Name    string
+	Refusal *guard.Refusal
+
+	Method      string
+	URL         string // the URL called, after redirects
+	Status      int
+	ContentType string
+	Body        string // as text, JSON pretty-printed
+	Binary      bool   // the body is not text; Body is empty
+	Bytes       int    // the body's size as received
+	Shown       int    // characters of Body shown, at most page_chars
+	Total       int    // characters in Body
+}
+
+// OK reports whether the service was reached (whatever status it gave).
+func (r *IntegrationResult) OK() bool { return r.Refusal == nil }
+
+// Call runs the integration named name with params as an agent passed them.
+func (x *Integrations) Call(ctx context.Context, turn Turn, name string, params map[string]json.RawMessage) IntegrationResult {
+	in, ok := x.lookup(name)
+	if !ok {
+		known := make([]string, 0)
+		for _, i := range x.List() {
+			known = append(known, i.Name)
+		}
+		fix := "No integrations are defined; an admin adds them under Integrations → HTTP integrations."
+		if len(known) > 0 {
+			fix = "Use one of: " + strings.Join(known, ", ") + "."
+		}
+		return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: "unknown_integration",
+			Message: fmt.Sprintf("There is no integration named %q.", name), Fix: fix}}
+	}
+	vals, err := in.ParamsFromJSON(params)
+	if err != nil {
+		return paramRefusal(in.Name, err)
+	}
+	return x.run(ctx, turn, in, vals)
+}
+
+// Try runs a definition that need not be in force, with parameters typed
+// as text: the console's Test button.
+func (x *Integrations) Try(ctx context.Context, turn Turn, in Integration, params map[string]string) IntegrationResult {
+	vals, err := in.ParamsFromText(params)
+	if err != nil {
+		return paramRefusal(in.Name, err)
+	}
+	return x.run(ctx, turn, in, vals)
+}
+
+func paramRefusal(name string, err error) IntegrationResult {
+	ie, _ := err.(*IntegrationError)
+	msg, fix := err.Error(), "Check the parameters."
+	if ie != nil {
+		msg, fix = sentence(ie.Problem), sentence(ie.Fix)
+	}
+	return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: "bad_params", Message: msg, Fix: fix}}
+}
+
+// sentence capitalises s and ends it with one full stop.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// run sends the filled request through the guard and reads the answer.
+func (x *Integrations) run(ctx context.Context, turn Turn, in Integration, vals map[string]paramValue) IntegrationResult {
+	s := x.settings()
+	ctx = guard.WithCaller(ctx, guard.Caller{Tool: "integration", Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger})
+	req := guard.Request{Method: in.Method, URL: fillURL(in.URL, vals), Header: http.Header{"Accept": {"application/json, text/*;q=0.9, */*;q=0.1"}}}
+	for _, h := range in.Headers {
+		req.Header.Set(strings.TrimSpace(h.Name), h.Value)
+	}
+	if strings.TrimSpace(in.Body) != "" {
+		req.Body = fillBody(in.Body, vals)
+		if req.Header.Get("Content-Type") == "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+	}
+	res := IntegrationResult{Name: in.Name, Method: in.Method, URL: req.URL}
+	resp, err := x.guard.Do(ctx, req)
+	if err != nil {
+		res.Refusal = refusalOf(err, req.URL)
+		return res
+	}
+	body, err := resp.ReadAll()
+	if err != nil {
+		res.Refusal = refusalOf(err, req.URL)
+		return res
+	}
+	res.URL, res.Status, res.ContentType, res.Bytes = resp.URL.String(), resp.StatusCode, resp.Header.Get("Content-Type"), len(body)
+	text, ok := bodyText(body, res.ContentType)
+	if !ok {
+		res.Binary = true
+		return res
+	}
+	res.Total = runeCount(text)
+	p := cutPart(text, res.Total, 0, s.PageChars)
+	res.Body, res.Shown = p.text, p.end
+	return res
+}
+
+// bodyText returns the body as text: JSON pretty-printed, other UTF-8 as
+// it is. A body that is not UTF-8 text is not shown.
+func bodyText(body []byte, contentType string) (string, bool) {
+	trimmed := bytes.TrimSpace(body)
+	if strings.Contains(strings.ToLower(contentType), "json") || (len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[')) {
+		var b bytes.Buffer
+		if json.Indent(&b, trimmed, "", "  ") == nil {
+			return b.String(), true
+		}
+	}
+	if !utf8.Valid(body) || bytes.IndexByte(body, 0) >= 0 {
+		return "", false
+	}
+	return string(body), true
+}
+
+// Answer renders the result as the text the agent reads.
+func (r *IntegrationResult) Answer() string {
+	if r.Refusal != nil {
+		return RefusalAnswer(r.Name, r.Refusal)
+	}
+	var b strings.Builder
+	b.WriteString(DataNote + "\n")
+	fmt.Fprintf(&b, "Integration: %s\n", r.Name)
+	fmt.Fprintf(&b, "Request: %s %s\n", r.Method, r.URL)
+	fmt.Fprintf(&b, "Status: %d %s", r.Status, http.StatusText(r.Status))
+	if r.Status < 200 || r.Status > 299 {
+		b.WriteString(" (the service answered with an error)")
+	}
+	b.WriteString("\n")
+	if r.ContentType != "" {
+		fmt.Fprintf(&b, "Content-Type: %s\n", r.ContentType)
+	}
+	switch {
+	case r.Binary:
+		fmt.Fprintf(&b, "\n(The body is %d bytes of binary data, which is not shown.)\n", r.Bytes)
+		return b.String()
+	case r.Total == 0:
+		b.WriteString("\n(The body is empty.)\n")
+		return b.String()
+	case r.Shown < r.Total:
+		fmt.Fprintf(&b, "The body was cut: characters 0 to %d of %d are shown (Settings → Page characters).\n", r.Shown, r.Total)
+	}
+	b.WriteString("\n" + r.Body + "\n")
+	return b.String()
+}
