@@ -1,0 +1,78 @@
+package web
+
+// The Test a URL box: the guard's decision on a URL, shown with its entry,
+// reason and addresses. It only decides (the guard resolves the name but
+// sends no request), so support staff may use it too, and it is a GET so
+// a result can be shared as a link.
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/views"
+)
+
+// decideTimeout bounds the DNS lookup behind a decision shown on a page:
+// a hung resolver must not hang the console.
+const decideTimeout = 5 * time.Second
+
+func (s *Server) testURL(c echo.Context) error {
+	st, err := s.loadAllowlist(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	p := s.egressPage(c, st)
+	raw := strings.TrimSpace(c.QueryParam("url"))
+	p.Test.URL = raw
+	if raw == "" {
+		p.Test.Error = "Type a URL to test, e.g. https://intranet.corp:8080/status."
+		return s.renderEgress(c, http.StatusUnprocessableEntity, p)
+	}
+	d := s.decide(c.Request().Context(), raw)
+	p.Test.Result = decisionView(d, len(st.entries) == 0)
+	return s.renderEgress(c, http.StatusOK, p)
+}
+
+// decide asks the running guard, bounded by decideTimeout.
+func (s *Server) decide(ctx context.Context, raw string) guard.Decision {
+	ctx, cancel := context.WithTimeout(ctx, decideTimeout)
+	defer cancel()
+	return s.d.Guard.Decide(ctx, raw)
+}
+
+// decisionView turns a decision into what the Test a URL box shows.
+func decisionView(d guard.Decision, publicWeb bool) *views.URLDecision {
+	v := &views.URLDecision{
+		Allowed: d.Allowed, URL: d.Input, Code: string(d.Code), Reason: string(d.Reason),
+		Message: d.Message, Fix: d.Fix, Range: d.Range,
+	}
+	if d.Host != "" && d.Port != 0 {
+		v.Target = d.Host + " port " + strconv.Itoa(int(d.Port))
+	}
+	if d.Allowed {
+		v.Message = fmt.Sprintf("Agents may fetch this URL: %s on port %d passes every check.", d.Host, d.Port)
+	}
+	switch {
+	case !d.Entry.IsZero() && d.Allowed:
+		v.Entry = d.Entry.String()
+	case !d.Entry.IsZero():
+		v.Entry = d.Entry.String() + " (considered, but it does not admit this URL)"
+	case publicWeb && d.Allowed:
+		v.Entry = "PUBLIC WEB: no entry needed"
+	case publicWeb:
+		v.Entry = "None: the list is empty (PUBLIC WEB)"
+	default:
+		v.Entry = "None: no entry matches this host and port"
+	}
+	for _, a := range d.Addresses() {
+		v.Addresses = append(v.Addresses, addrView(a))
+	}
+	return v
+}
