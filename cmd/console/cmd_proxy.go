@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/tools"
+)
+
+func init() {
+	commands["proxy"] = command{"run the guarded HTTP proxy for agents in any language: proxy [--addr 127.0.0.1:4750] [--public]", runProxy}
+}
+
+const defaultProxyAddr = "127.0.0.1:4750"
+
+// proxyShutdownGrace is how long requests in flight may finish after
+// SIGINT or SIGTERM before the proxy closes them.
+const proxyShutdownGrace = 10 * time.Second
+
+// runProxy serves the guard as an HTTP proxy, so an agent written in any
+// language reaches the web only through the guard by setting its proxy.
+// Agents authenticate with their API token as the Basic password; the
+// refusal log names the token as the agent. Allowlist and settings
+// changes made by any process apply within a second, through the watch.
+func runProxy(ctx context.Context, e env, args []string) (err error) {
+	var db, addr string
+	var public bool
+	fs := newFlags("proxy", &db)
+	fs.StringVar(&addr, "addr", defaultProxyAddr, "the address to listen on; loopback only, unless --public")
+	fs.BoolVar(&public, "public", false, "allow an --addr beyond loopback, where other machines can reach the proxy")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 0 {
+		return usagef("proxy takes no arguments; choose the address with --addr HOST:PORT")
+	}
+	if err := checkProxyAddr(addr, public); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	a, err := openApp(ctx, db, appOptions{log: log})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, a.Close()) }() // flushes the refusals still queued
+	proxy, err := a.guard.NewProxy(guard.ProxyOptions{
+		Authenticate: (&tokenAuth{agents: storeAgents{a.store}, cache: map[string]cachedAgent{}}).authenticate,
+		AuthHint:     "Use an agent's API token (console token create NAME) as the password; any user name will do.",
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w; choose another --addr", addr, err)
+	}
+	fmt.Fprintf(e.stderr, "console proxy: listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(e.stderr, "  try: curl -x http://agent:$TOKEN@%s https://example.com/   (TOKEN from: console token create NAME)\n", ln.Addr())
+
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go a.watch(watchCtx)
+
+	srv := &http.Server{
+		Handler:           proxy,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("the proxy stopped serving: %w", err)
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(e.stderr, "console proxy: shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), proxyShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); errors.Is(err, context.DeadlineExceeded) {
+		_ = srv.Close()
+	}
+	_ = proxy.Close()
+	<-served
+	return nil
+}
+
+// checkProxyAddr refuses an address beyond loopback unless --public says
+// that is meant: whoever reaches the proxy with a token reaches whatever
+// the allowlist unlocks, from this machine's place in the network.
+func checkProxyAddr(addr string, public bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--addr %q is not HOST:PORT (%v); for example --addr %s", addr, err, defaultProxyAddr)
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
+		return usagef("--addr %q has no valid port; give a number from 1 to 65535 (0 picks a free one), for example --addr %s", addr, defaultProxyAddr)
+	}
+	if public || host == "localhost" {
+		return nil
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
+		return nil
+	}
+	return usagef("--addr %s is not a loopback address, so the proxy would be reachable from the network, and anyone there holding a token could use this machine's allowlist; listen on %s, or add --public if that is what you want", addr, defaultProxyAddr)
+}
+
+// tokenAuth checks agents' API tokens for the proxy. An accepted token is
+// remembered for a second, so the hundred requests of one page do not
+// each query the store, while a revoked token stops working within the
+// same second an allowlist change takes. Only tokens that were valid are
+// remembered, so the memory stays as small as the list of tokens.
+type tokenAuth struct {
+	agents tools.Agents
+	mu     sync.Mutex
+	cache  map[string]cachedAgent // by the token's hash
+}
+
+type cachedAgent struct {
+	name  string
+	until time.Time
+}
+
+const tokenCacheTTL = time.Second
+
+func (t *tokenAuth) authenticate(ctx context.Context, _, token string) (guard.Caller, error) {
+	key, now := tools.HashToken(token), time.Now()
+	t.mu.Lock()
+	c, ok := t.cache[key]
+	t.mu.Unlock()
+	if ok && now.Before(c.until) {
+		return guard.Caller{Tool: "proxy", Agent: c.name}, nil
+	}
+	name, err := t.agents.VerifyToken(ctx, token)
+	if errors.Is(err, tools.ErrBadToken) {
+		return guard.Caller{}, guard.ErrProxyCredential
+	}
+	if err != nil {
+		return guard.Caller{}, err
+	}
+	t.mu.Lock()
+	t.cache[key] = cachedAgent{name: name, until: now.Add(tokenCacheTTL)}
+	t.mu.Unlock()
+	return guard.Caller{Tool: "proxy", Agent: name}, nil
+}
