@@ -29,7 +29,9 @@ const skipEnv = "OUTBOUND_E2E_SKIP"
 var sharedBrowser *browser.Browser
 
 func TestMain(m *testing.M) {
-	os.Exit(runWithBrowser(m))
+	code := runWithBrowser(m)
+	removeConsoleBuild()
+	os.Exit(code)
 }
 
 func runWithBrowser(m *testing.M) int {
