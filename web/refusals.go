@@ -1,0 +1,232 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/views"
+)
+
+// The refusal log is where support staff see what the guard refused, review
+// it, and share or export a filtered view. Every route is open to support
+// and admins alike: reviewing is support's job, and the one admin-only
+// action, allowing a host, lives on the allowlist page this log links to.
+func init() {
+	features = append(features, func(s *Server, signed, admin *echo.Group) {
+		signed.GET("/refusals", s.refusalLog)
+		signed.GET("/refusals.csv", s.refusalCSV)
+		signed.GET("/refusals/:id", s.refusalDetail)
+		signed.POST("/refusals/:id/review", s.reviewRefusal)
+	})
+}
+
+// topHostsShown is how many of today's most refused hosts the counters show.
+const topHostsShown = 5
+
+func (s *Server) refusalLog(c echo.Context) error {
+	ctx := c.Request().Context()
+	in := c.QueryParams()
+	f := parseRefusalFilter(in)
+	vm := views.RefusalLog{Admin: userOf(c).admin(), Filtered: f.filtered(), CSVHref: f.href("/refusals.csv")}
+	if s.d.Settings != nil {
+		vm.RetentionDays = s.d.Settings().RetentionDays
+	}
+	if err := s.refusalCounters(c, &vm); err != nil {
+		return err
+	}
+	facets, err := s.d.Store.RefusalValues(ctx)
+	if err != nil {
+		return err
+	}
+	f.form.Codes, f.form.Reasons, f.form.Tools, f.form.Agents = codeOptions(facets.Codes), facets.Reasons, facets.Tools, facets.Agents
+	vm.Filter = f.form
+
+	before, after, problem := parseCursor(in)
+	vm.CursorError = problem
+	q := f.query
+	q.BeforeID = before
+	var rows []models.Refusal
+	newer := before != 0
+	if after != 0 {
+		rows, newer, err = s.d.Store.ListRefusalsAfter(ctx, q, after)
+	} else {
+		var next int64
+		rows, next, err = s.d.Store.ListRefusals(ctx, q)
+		if next != 0 {
+			vm.OlderHref = f.href("/refusals", "before", strconv.FormatInt(next, 10))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if after != 0 && len(rows) > 0 {
+		// The page we came from lies below this one, so there is an older
+		// page unless those rows were purged meanwhile; ask rather than guess.
+		last := rows[len(rows)-1].ID
+		oq := f.query
+		oq.BeforeID, oq.Limit = last, 1
+		older, _, err := s.d.Store.ListRefusals(ctx, oq)
+		if err != nil {
+			return err
+		}
+		if len(older) > 0 {
+			vm.OlderHref = f.href("/refusals", "before", strconv.FormatInt(last, 10))
+		}
+	}
+	if newer && len(rows) > 0 {
+		vm.NewerHref = f.href("/refusals", "after", strconv.FormatInt(rows[0].ID, 10))
+	}
+	if before != 0 || after != 0 {
+		vm.FirstHref = f.href("/refusals")
+	}
+	back := f.applied.Encode()
+	vm.Rows = make([]views.RefusalRow, len(rows))
+	for i, r := range rows {
+		vm.Rows[i] = views.RefusalRow{
+			ID: r.ID, Href: detailHref(r.ID, back), Time: r.Time, Tool: r.Tool, Agent: r.Agent, Host: r.Host,
+			Code: r.Code, Reason: r.Reason, URL: r.URL, Status: string(r.Status),
+		}
+	}
+	status := http.StatusOK
+	if !f.ok() {
+		// The page still shows, filtered by whatever did parse; the status
+		// tells scripts the link they followed was wrong.
+		status = http.StatusBadRequest
+	}
+	return render(c, status, views.RefusalLogPage(s.shell(c, "Refusal log", "refusals"), vm))
+}
+
+// refusalCounters fills today's count and most refused hosts. "Today" is
+// the UTC day, the same day every viewer sees.
+func (s *Server) refusalCounters(c echo.Context, vm *views.RefusalLog) error {
+	ctx := c.Request().Context()
+	now := s.d.Now().UTC()
+	vm.Today = time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	n, err := s.d.Store.CountRefusalsSince(ctx, vm.Today)
+	if err != nil {
+		return err
+	}
+	vm.TodayCount = n
+	// One more than shown: refusals of malformed URLs have no host, and
+	// that blank is no host to link to.
+	tops, err := s.d.Store.TopRefusedHosts(ctx, vm.Today, topHostsShown+1)
+	if err != nil {
+		return err
+	}
+	for _, h := range tops {
+		if h.Host == "" || len(vm.TopHosts) == topHostsShown {
+			continue
+		}
+		link := refusalFilter{applied: map[string][]string{"host": {`"` + h.Host + `"`}, "from": {vm.Today.Format("2006-01-02T15:04")}}}
+		vm.TopHosts = append(vm.TopHosts, views.HostLink{Host: h.Host, Count: h.Count, Href: link.href("/refusals")})
+	}
+	return nil
+}
+
+// codeOptions is every guard code, so the menu is complete before the log
+// has seen each kind, plus any unknown code that older rows carry.
+func codeOptions(seen []string) []string {
+	out := make([]string, 0, len(guard.Codes)+len(seen))
+	for _, c := range guard.Codes {
+		out = append(out, string(c))
+	}
+	for _, c := range seen {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// detailHref links to a refusal, carrying the log's filters so that "back"
+// returns to the same view.
+func detailHref(id int64, back string) string {
+	h := "/refusals/" + strconv.FormatInt(id, 10)
+	if back != "" {
+		h += "?" + back
+	}
+	return h
+}
+
+// refusalFromPath reads :id and loads that refusal, or answers 404.
+func (s *Server) refusalFromPath(c echo.Context) (models.Refusal, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id < 1 {
+		return models.Refusal{}, echo.NewHTTPError(http.StatusNotFound, "There is no refusal "+c.Param("id")+"; refusal IDs are positive numbers. Open it from the refusal log.")
+	}
+	r, err := s.d.Store.RefusalByID(c.Request().Context(), id)
+	if errors.Is(err, models.ErrNotFound) {
+		return models.Refusal{}, echo.NewHTTPError(http.StatusNotFound, "Refusal "+strconv.FormatInt(id, 10)+" does not exist; it may have been purged by the retention setting.")
+	}
+	return r, err
+}
+
+// backQuery keeps only the log's filter parameters from a query string, so
+// the "back" link can never be pointed anywhere else.
+func backQuery(raw string) string {
+	in, err := url.ParseQuery(raw)
+	if err != nil {
+		return ""
+	}
+	return parseRefusalFilter(in).applied.Encode()
+}
+
+func (s *Server) refusalDetail(c echo.Context) error {
+	r, err := s.refusalFromPath(c)
+	if err != nil {
+		return err
+	}
+	back := parseRefusalFilter(c.QueryParams()).applied.Encode()
+	vm := s.detailView(c, r, back)
+	vm.Review.Status, vm.Review.Comment = string(r.Status), r.Comment
+	return render(c, http.StatusOK, views.RefusalDetailPage(s.shell(c, "Refusal "+strconv.FormatInt(r.ID, 10), "refusals"), vm))
+}
+
+// detailView turns a stored refusal into the detail page's view model.
+func (s *Server) detailView(c echo.Context, r models.Refusal, back string) views.RefusalDetail {
+	vm := views.RefusalDetail{
+		ID: r.ID, Time: r.Time, URL: r.URL, Host: r.Host, Port: r.Port,
+		Addresses: splitList(r.Addresses, ","), Redirects: splitList(r.Redirects, "\n"),
+		Code: r.Code, Reason: r.Reason, Message: r.Message, Fix: r.Fix, Entry: r.Entry,
+		Tool: r.Tool, Agent: r.Agent, Thread: r.Thread, Trigger: r.Trigger,
+		Status: string(r.Status), Comment: r.Comment, ReviewedBy: r.ReviewedBy,
+		BackHref: "/refusals",
+		Review: views.RefusalReviewForm{
+			Action: "/refusals/" + strconv.FormatInt(r.ID, 10) + "/review", Back: back,
+			MaxComment: maxReviewComment, Errors: map[string]string{},
+		},
+	}
+	if back != "" {
+		vm.BackHref += "?" + back
+	}
+	if r.ReviewedAt != nil {
+		vm.ReviewedAt = *r.ReviewedAt
+	}
+	// Only a policy refusal can be cured by allowing the host; a timeout or
+	// a malformed URL cannot, so the button would mislead.
+	if userOf(c).admin() && r.Code == string(guard.CodeForbidden) && r.Host != "" {
+		vm.AllowHref = "/integrations/allow?refusal=" + strconv.FormatInt(r.ID, 10)
+	}
+	return vm
+}
+
+// splitList splits a stored list, dropping blanks left by trailing
+// separators.
+func splitList(s, sep string) []string {
+	var out []string
+	for _, p := range strings.Split(s, sep) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
