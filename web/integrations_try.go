@@ -1,0 +1,68 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/outboundhq/outbound/tools"
+	"github.com/outboundhq/outbound/views"
+)
+
+// integrationTest is the Test button: it calls the saved integration
+// through the guard, as the signed-in admin, with the sample values typed
+// into the box, and shows the answer or the refusal with its fix.
+func (s *Server) integrationTest(c echo.Context) error {
+	deps, err := s.integrations()
+	if err != nil {
+		return err
+	}
+	f, row, err := s.storedIntegrationForm(c)
+	if err != nil {
+		return err
+	}
+	def, err := OpenIntegration(row, deps.Secrets)
+	if err != nil {
+		f.FormError = fmt.Sprintf("The integration cannot be tested: %v", err)
+		return s.renderIntegrationForm(c, http.StatusConflict, f)
+	}
+	samples := map[string]string{}
+	for i, p := range f.Samples {
+		v := c.FormValue("sample_" + p.Name)
+		f.Samples[i].Value = v
+		if v != "" {
+			samples[p.Name] = v
+		}
+	}
+	turn := tools.Turn{Agent: "console:" + userOf(c).Name, Thread: "integration-test", Trigger: "test " + row.Name}
+	res := deps.Runner.Try(c.Request().Context(), turn, def, samples)
+	f.Result = testResult(&res)
+	return s.renderIntegrationForm(c, http.StatusOK, f)
+}
+
+func testResult(r *tools.IntegrationResult) *views.IntegrationTestResult {
+	out := &views.IntegrationTestResult{OK: r.OK()}
+	if r.Method != "" {
+		out.Request = r.Method + " " + r.URL
+	}
+	if ref := r.Refusal; ref != nil {
+		out.Code, out.Reason, out.Message, out.Fix = string(ref.Code), string(ref.Reason), ref.Message, ref.Fix
+		out.AllowlistFix = strings.Contains(ref.Fix, "Outbound web access")
+		return out
+	}
+	out.Status = fmt.Sprintf("%d %s", r.Status, http.StatusText(r.Status))
+	switch {
+	case r.Binary:
+		out.Body = fmt.Sprintf("(%d bytes of binary data, not shown)", r.Bytes)
+	case r.Total == 0:
+		out.Body = "(empty body)"
+	default:
+		out.Body = r.Body
+	}
+	if r.Shown < r.Total {
+		out.Note = fmt.Sprintf("The body was cut at %d of %d characters (Settings → Page characters), as agents see it.", r.Shown, r.Total)
+	}
+	return out
+}
