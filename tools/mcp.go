@@ -23,6 +23,9 @@ The page loads in a browser whose every request is checked by the company's outb
 type MCPTools struct {
 	Fetch *Fetcher
 	Shots *Screenshotter
+	// Integrations adds call_integration and one tool per integration,
+	// kept in step with the integrations' Set.
+	Integrations *Integrations
 }
 
 // MCPServer builds an MCP server that serves the tools. localAgent names
@@ -60,6 +63,9 @@ func MCPServer(t MCPTools, version, localAgent string) *mcp.Server {
 				&mcp.TextContent{Text: res.Caption()},
 			}}, nil, nil
 		})
+	}
+	if x := t.Integrations; x != nil {
+		x.AddToMCP(s, localAgent)
 	}
 	return s
 }

@@ -26,6 +26,9 @@ type app struct {
 	guard    *guard.Guard
 	refusals *models.RefusalWriter
 	log      *slog.Logger
+	// secrets seals integration header secrets; integrations runs them.
+	secrets      *tools.SecretBox
+	integrations *tools.Integrations
 
 	settings atomic.Pointer[tools.Settings]
 	revision atomic.Int64
@@ -48,6 +51,11 @@ func openApp(ctx context.Context, dbPath string, opts appOptions) (*app, error) 
 	}
 	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
 	a.guard = guard.New(guard.Options{Resolver: opts.resolver, Observer: opts.observer, Reporter: guard.ReporterFunc(a.report)})
+	if a.secrets, err = openSecretBox(dbPath, os.Getenv); err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.integrations = tools.NewIntegrations(a.guard, a.Settings)
 	if err := a.reload(ctx); err != nil {
 		a.Close()
 		return nil, err
@@ -70,7 +78,7 @@ func (a *app) reload(ctx context.Context) error {
 	a.guard.SetPolicy(p)
 	a.settings.Store(&s)
 	a.revision.Store(rev)
-	return nil
+	return a.loadIntegrations(ctx)
 }
 
 // loadPolicy builds the guard's policy and the tools' settings from the store.

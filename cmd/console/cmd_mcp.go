@@ -46,7 +46,7 @@ func runMCP(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer stopShots()
-	server := tools.MCPServer(tools.MCPTools{Fetch: tools.NewFetcher(a.guard, a.Settings), Shots: shots}, version, agent)
+	server := tools.MCPServer(tools.MCPTools{Fetch: tools.NewFetcher(a.guard, a.Settings), Shots: shots, Integrations: a.integrations}, version, agent)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
 	if errors.Is(err, context.Canceled) {
 		return nil

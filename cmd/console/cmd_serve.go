@@ -71,15 +71,17 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 	}
 	srv := web.New(web.Deps{
 		Store: a.store, Guard: a.guard, Settings: a.Settings, Reload: a.reload,
-		MCP: tools.MCPHandler(tools.MCPServer(tools.MCPTools{Fetch: fetcher, Shots: shots}, version, ""), agents),
+		MCP: tools.MCPHandler(tools.MCPServer(tools.MCPTools{Fetch: fetcher, Shots: shots, Integrations: a.integrations}, version, ""), agents),
 		ToolAPIs: map[string]http.Handler{
-			"fetch_url":       tools.FetchAPI(fetcher, agents),
-			"take_screenshot": tools.ScreenshotAPI(shots, agents),
+			"fetch_url":        tools.FetchAPI(fetcher, agents),
+			"take_screenshot":  tools.ScreenshotAPI(shots, agents),
+			"call_integration": tools.IntegrationAPI(a.integrations, agents),
 		},
 		Metrics: metrics.Handler(),
 		Setup:   setup,
 		Log:     log,
 	})
+	srv.UseIntegrations(web.IntegrationDeps{Secrets: a.secrets, Runner: a.integrations})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	base := "http://" + l.Addr().String()
 	fmt.Fprintf(e.stderr, "Outbound console on %s (database %s)\n", base, db)
