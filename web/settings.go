@@ -73,6 +73,9 @@ func settingsForm(st storedSettings, typed, errs map[string]string) views.Settin
 		}
 		if d.Key == retentionKey {
 			fd.Warning = retentionWarning
+			if n, ok := shrunk(fd.Stored, fd.Value); ok {
+				fd.Warning = fmt.Sprintf("You are shrinking the retention from %s to %d days: once saved, refusals older than %d days will be deleted at the next purge (within an hour).", fd.Stored, n, n)
+			}
 		}
 		f.Fields = append(f.Fields, fd)
 	}
@@ -120,7 +123,7 @@ func (s *Server) saveSettings(c echo.Context) error {
 	changed, errs := changedSettings(st.values, typed)
 	if len(errs) > 0 {
 		return again(http.StatusUnprocessableEntity, errs,
-			fmt.Sprintf("%s not valid. Nothing was saved; correct the marked %s and save again.", plural(len(errs), "setting is", "settings are"), plural(len(errs), "field", "fields")))
+			plural(len(errs), "setting is", "settings are")+" not valid, so nothing was saved. Correct the marked values and save again.")
 	}
 	if len(changed) == 0 {
 		s.flash(c, "ok", "Nothing changed: every value is the one already in force.")
@@ -204,15 +207,19 @@ func savedMessage(records []models.Audit) string {
 	var warn string
 	for i, r := range records {
 		parts[i] = fmt.Sprintf("%s %s → %s", r.Target, shown(r.Before), shown(r.After))
-		if r.Target == retentionKey {
-			before, _ := strconv.Atoi(r.Before)
-			after, _ := strconv.Atoi(r.After)
-			if after < before {
-				warn = fmt.Sprintf(" Refusals older than %d days will be deleted at the next purge (within an hour).", after)
-			}
+		if n, ok := shrunk(r.Before, r.After); ok && r.Target == retentionKey {
+			warn = fmt.Sprintf(" Refusals older than %d days will be deleted at the next purge (within an hour).", n)
 		}
 	}
 	return "Saved and in force now: " + strings.Join(parts, "; ") + "." + warn
+}
+
+// shrunk reports whether a retention of before days becomes a smaller
+// valid number of days, and that number.
+func shrunk(before, after string) (int, bool) {
+	b, errB := strconv.Atoi(strings.TrimSpace(before))
+	a, errA := strconv.Atoi(strings.TrimSpace(after))
+	return a, errB == nil && errA == nil && a >= 1 && a < b
 }
 
 // shown prints an empty value (no extra ports) visibly.

@@ -161,7 +161,7 @@ func TestSettingsInvalidValuesSaveNothing(t *testing.T) {
 			if got := p.doc.Find(`input[name="`+other+`"]`).AttrOr("value", ""); got != form.Get(other) {
 				t.Errorf("the other typed value is lost: %s shows %q", other, got)
 			}
-			if !strings.Contains(p.doc.Find(`[data-testid="settings-error"]`).Text(), "Nothing was saved") {
+			if !strings.Contains(p.doc.Find(`[data-testid="settings-error"]`).Text(), "nothing was saved") {
 				t.Error("no form-level message saying nothing was saved")
 			}
 		})
@@ -187,6 +187,7 @@ func TestSettingsSeveralErrorsAtOnce(t *testing.T) {
 	form.Set("timeout", "soon")
 	form.Set("redirects", "-1")
 	form.Set("user_agent", "")
+	form.Set("retention_days", "7") // valid, but not saved with the others wrong
 	p := b.post("/settings", form)
 	if p.status != http.StatusUnprocessableEntity {
 		t.Fatalf("status %d", p.status)
@@ -198,6 +199,9 @@ func TestSettingsSeveralErrorsAtOnce(t *testing.T) {
 	}
 	if msg := p.doc.Find(`[data-testid="settings-error"]`).Text(); !strings.Contains(msg, "3 settings are not valid") {
 		t.Errorf("form error %q", msg)
+	}
+	if warn := p.doc.Find(`[data-testid="setting-retention_days"] [data-testid="setting-warning"]`).Text(); !strings.Contains(warn, "shrinking the retention from 30 to 7 days") {
+		t.Errorf("the typed shrink is not warned about: %q", warn)
 	}
 }
 
