@@ -144,7 +144,10 @@ func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bo
 }
 
 func (p *Proxy) challenge(w http.ResponseWriter, why string) {
-	w.Header().Set("Proxy-Authenticate", `Basic realm="outbound"`)
+	h := w.Header()
+	h.Set("Proxy-Authenticate", `Basic realm="outbound"`)
+	h.Set("X-Outbound-Code", string(CodeForbidden))
+	h.Set("X-Outbound-Reason", string(ReasonProxyAuth))
 	body := why + "\nFix: Send Proxy-Authorization: Basic base64(user:password), e.g. curl -x http://USER:PASSWORD@PROXY_ADDRESS URL, or set http_proxy=http://USER:PASSWORD@PROXY_ADDRESS."
 	if p.opts.AuthHint != "" {
 		body += " " + p.opts.AuthHint

@@ -38,7 +38,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	u := *r.URL // DecideURL normalises the host in place; the inbound request stays as it came
 	d := pol.DecideURL(ctx, p.g.resolver, &u, r.RequestURI)
 	if !d.Allowed {
-		if r.Context().Err() == nil {
+		if !abandoned(r, d.Code) {
 			p.refuse(ctx, w, d.Refusal(), d.Port)
 		}
 		return
@@ -53,19 +53,25 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	}
 	resp, err := p.g.transport.RoundTrip(out)
 	if err != nil {
-		if r.Context().Err() != nil {
-			return // the client went away: nobody to answer, and nothing was refused
-		}
 		if _, refused := AsRefusal(err); !refused && context.Cause(ctx) == errProxyTimeout {
 			err = context.DeadlineExceeded
 		}
-		p.refuse(ctx, w, p.g.transportRefusal(ctx, err, &d, &pol.settings), d.Port)
+		if ref := p.g.transportRefusal(ctx, err, &d, &pol.settings); !abandoned(r, ref.Code) {
+			p.refuse(ctx, w, ref, d.Port)
+		}
 		return
 	}
 	defer resp.Body.Close()
 	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	p.copyBody(ctx, w, r, resp, watchdog, timeout, &d)
+}
+
+// abandoned reports whether a failure is only the echo of the client
+// going away (its cancelled context ended a lookup or a dial): nothing was
+// refused, and nobody is left to answer. A refusal by policy is still one.
+func abandoned(r *http.Request, c Code) bool {
+	return r.Context().Err() != nil && (c == CodeTimeout || c == CodeUnreachable)
 }
 
 // copyBuffers recycles the buffers bodies and tunnels are copied through.

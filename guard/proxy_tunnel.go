@@ -34,15 +34,15 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	defer cancel()
 	d := pol.DecideURL(dctx, p.g.resolver, &url.URL{Scheme: "https", Host: r.Host, Path: "/"}, raw)
 	if !d.Allowed {
-		if r.Context().Err() == nil {
+		if !abandoned(r, d.Code) {
 			p.refuse(ctx, w, d.Refusal(), d.Port)
 		}
 		return
 	}
 	upstream, err := p.dialDecided(dctx, &d)
 	if err != nil {
-		if r.Context().Err() == nil {
-			p.refuse(ctx, w, p.g.transportRefusal(dctx, err, &d, &pol.settings), d.Port)
+		if ref := p.g.transportRefusal(dctx, err, &d, &pol.settings); !abandoned(r, ref.Code) {
+			p.refuse(ctx, w, ref, d.Port)
 		}
 		return
 	}

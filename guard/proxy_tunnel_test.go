@@ -176,7 +176,7 @@ func TestProxyCredentials(t *testing.T) {
 				f := newProxyFixture(t, nil, newResolver("www.example.com", []string{"93.184.216.34"}))
 				resp, _, _ := rawRequest(t, f.proxy.Addr(), line, tt.auth(f))
 				body := readBody(t, resp)
-				if resp.StatusCode != http.StatusProxyAuthRequired || resp.Header.Get("Proxy-Authenticate") != `Basic realm="outbound"` || !strings.Contains(body, "Proxy-Authorization: Basic") {
+				if resp.StatusCode != http.StatusProxyAuthRequired || resp.Header.Get("Proxy-Authenticate") != `Basic realm="outbound"` || resp.Header.Get("X-Outbound-Reason") != string(ReasonProxyAuth) || !strings.Contains(body, "Proxy-Authorization: Basic") {
 					t.Fatalf("got %d %v %q, want a 407 challenge saying how to authenticate", resp.StatusCode, resp.Header, body)
 				}
 				if d, l := f.dialer.Dials(), f.resolver.Lookups(); len(d) != 0 || len(l) != 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -12,6 +13,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/tools"
 )
 
 // lockedBuffer is a stderr the command writes while the test reads it.
@@ -190,5 +194,43 @@ func TestProxyCommandAddress(t *testing.T) {
 		if err := checkProxyAddr(ok, false); err != nil {
 			t.Fatalf("checkProxyAddr(%q): %v", ok, err)
 		}
+	}
+}
+
+// countingAgents knows one token and counts how often it is asked.
+type countingAgents struct {
+	calls int
+	err   error
+}
+
+func (a *countingAgents) VerifyToken(_ context.Context, token string) (string, error) {
+	a.calls++
+	if a.err != nil {
+		return "", a.err
+	}
+	if token != "obt_good" {
+		return "", tools.ErrBadToken
+	}
+	return "helpdesk-bot", nil
+}
+
+func TestTokenAuth(t *testing.T) {
+	agents := &countingAgents{}
+	auth := &tokenAuth{agents: agents, cache: map[string]cachedAgent{}}
+	for range 3 {
+		c, err := auth.authenticate(context.Background(), "any user", "obt_good")
+		if err != nil || c != (guard.Caller{Tool: "proxy", Agent: "helpdesk-bot"}) {
+			t.Fatalf("a good token: %+v, %v", c, err)
+		}
+	}
+	if agents.calls != 1 {
+		t.Fatalf("the store was asked %d times within a second, want once", agents.calls)
+	}
+	if _, err := auth.authenticate(context.Background(), "", "obt_bad"); !errors.Is(err, guard.ErrProxyCredential) {
+		t.Fatalf("a bad token: %v, want ErrProxyCredential (a 407)", err)
+	}
+	down := &tokenAuth{agents: &countingAgents{err: errors.New("database is locked")}, cache: map[string]cachedAgent{}}
+	if _, err := down.authenticate(context.Background(), "", "obt_good"); err == nil || errors.Is(err, guard.ErrProxyCredential) {
+		t.Fatalf("a store failure: %v, want it passed on (a 503), not a 407", err)
 	}
 }
