@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -210,4 +212,28 @@ func TestRevokeTokenAsksFirstThenRefusesTheAgent(t *testing.T) {
 			t.Fatalf("unknown token: %d", p.status)
 		}
 	})
+}
+
+// TestTokenNeverReachesTheLog runs the console with a debug log kept in
+// memory, creates and revokes a token, and looks for it in the log.
+func TestTokenNeverReachesTheLog(t *testing.T) {
+	base := newHarness(t)
+	var logged bytes.Buffer
+	srv := New(Deps{
+		Store: base.store, Guard: base.guard, Settings: tools.DefaultSettings,
+		Reload: func(context.Context) error { return nil },
+		Log:    slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	h := &harness{t: t, store: base.store, srv: httptest.NewServer(srv)}
+	t.Cleanup(h.srv.Close)
+	b := h.signedIn("ada", models.RoleAdmin)
+	_, token := createToken(t, b, "helpdesk-bot")
+	resp := b.postForm("/agents/revoke", url.Values{"name": {"helpdesk-bot"}, "confirmed": {"yes"}})
+	resp.Body.Close()
+	if !strings.Contains(logged.String(), "/agents") {
+		t.Fatalf("the request log is empty, so the check below proves nothing:\n%s", logged.String())
+	}
+	if strings.Contains(logged.String(), token) || strings.Contains(logged.String(), strings.TrimPrefix(token, tools.TokenPrefix)) {
+		t.Fatal("the token is in the log")
+	}
 }
