@@ -2,9 +2,6 @@ package tools
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
@@ -49,54 +46,18 @@ func (r *IntegrationResult) JSON() IntegrationResponse {
 // IntegrationAPI serves POST /api/v1/tools/call_integration for agents
 // that speak plain HTTP, with the same token check as fetch_url's API.
 func IntegrationAPI(x *Integrations, agents Agents) http.Handler {
-	example := `Send a JSON object such as {"name": "lookup_order", "params": {"order_id": "A-1"}, "thread": "T-1", "trigger": "msg-1"}.`
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
-			WriteAPIError(w, &APIError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
-				Message: r.Method + " is not allowed here.", Fix: "Send POST. " + example})
-			return
-		}
-		agent, err := authenticate(r, agents)
-		if err != nil {
-			WriteAPIError(w, err)
-			return
-		}
+	example := `{"name": "lookup_order", "params": {"order_id": "A-1"}, "thread": "T-1", "trigger": "msg-1"}`
+	return toolAPI(agents, func(w http.ResponseWriter, r *http.Request, agent string) {
 		var req integrationRequest
-		if err := decodeJSONBody(w, r, &req, example); err != nil {
+		if err := decodeBody(w, r, &req, example); err != nil {
 			WriteAPIError(w, err)
 			return
 		}
 		if strings.TrimSpace(req.Name) == "" {
-			WriteAPIError(w, &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body has no name.", Fix: example})
+			WriteAPIError(w, &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body has no name.", Fix: "Send a JSON object such as " + example + "."})
 			return
 		}
 		res := x.Call(r.Context(), Turn{Agent: agent, Thread: req.Thread, Trigger: req.Trigger}, req.Name, req.Params)
 		writeJSON(w, http.StatusOK, res.JSON())
 	})
-}
-
-// decodeJSONBody reads one JSON object with no unknown fields into v.
-func decodeJSONBody(w http.ResponseWriter, r *http.Request, v any, example string) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		return &APIError{Status: http.StatusUnsupportedMediaType, Code: "bad_content_type",
-			Message: fmt.Sprintf("The body is %s, not JSON.", ct), Fix: "Send Content-Type: application/json."}
-	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return &APIError{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "The body is over 64 KB.", Fix: "Send shorter parameter values."}
-		}
-		msg := "The body is not valid JSON: " + err.Error() + "."
-		if errors.Is(err, io.EOF) {
-			msg = "The body is empty."
-		}
-		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: msg, Fix: example}
-	}
-	if dec.More() {
-		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body holds more than one JSON value.", Fix: "Send one JSON object."}
-	}
-	return nil
 }

@@ -117,7 +117,16 @@ func (s *Server) integrationsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderEgress(c, http.StatusOK, s.egressPage(c, st))
+	p := s.egressPage(c, st)
+	rows, err := s.d.Store.ListIntegrations(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	p.HTTP.Admin = userOf(c).admin()
+	for _, r := range rows {
+		p.HTTP.Names = append(p.HTTP.Names, r.Name)
+	}
+	return s.renderEgress(c, http.StatusOK, p)
 }
 
 // formRevision reads the revision a form was built from.

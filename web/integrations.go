@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -22,19 +21,15 @@ type IntegrationDeps struct {
 	Runner  *tools.Integrations
 }
 
-// integrationDeps holds each Server's IntegrationDeps. Deps is shared by
-// every feature, so this feature keeps its own extra wiring beside it.
-var integrationDeps sync.Map // *Server → IntegrationDeps
-
-// UseIntegrations gives the server what the integration pages need.
-func (s *Server) UseIntegrations(d IntegrationDeps) { integrationDeps.Store(s, d) }
+// UseIntegrations gives the server what the integration pages need. Call
+// it before the server starts serving.
+func (s *Server) UseIntegrations(d IntegrationDeps) { s.integ = d }
 
 func (s *Server) integrations() (IntegrationDeps, error) {
-	d, ok := integrationDeps.Load(s)
-	if !ok {
+	if s.integ.Secrets == nil || s.integ.Runner == nil {
 		return IntegrationDeps{}, echo.NewHTTPError(http.StatusServiceUnavailable, "HTTP integrations are not set up in this process.")
 	}
-	return d.(IntegrationDeps), nil
+	return s.integ, nil
 }
 
 func init() {

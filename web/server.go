@@ -55,6 +55,7 @@ type Server struct {
 	*echo.Echo
 	d        Deps
 	throttle *loginThrottle
+	integ    IntegrationDeps
 }
 
 // New builds the console's routes.
