@@ -26,33 +26,35 @@ var Codes = []Code{CodeInvalid, CodeForbidden, CodeUnreachable, CodeTooLarge, Co
 type Reason string
 
 const (
-	ReasonBadURL          Reason = "bad_url"          // not parseable as a URL
-	ReasonScheme          Reason = "scheme"           // not http or https
-	ReasonCredentials     Reason = "credentials"      // user:password@ in the URL
-	ReasonEmptyHost       Reason = "empty_host"       // no host
-	ReasonBadHost         Reason = "bad_host"         // not an IP literal or a valid DNS name
-	ReasonNumericHost     Reason = "numeric_host"     // a non-canonical numeric IPv4 form
-	ReasonZone            Reason = "zone"             // an IPv6 literal with a zone
-	ReasonBadPort         Reason = "bad_port"         // not a number from 1 to 65535
-	ReasonPort            Reason = "port"             // a port the policy does not open
-	ReasonNotAllowlisted  Reason = "not_allowlisted"  // the allowlist does not name the host
-	ReasonInternalName    Reason = "internal_name"    // localhost, *.internal, single labels…
-	ReasonMetadata        Reason = "metadata"         // a cloud metadata endpoint
-	ReasonInternalAddress Reason = "internal_address" // resolves to a non-public address
-	ReasonDNS             Reason = "dns"              // the name did not resolve
-	ReasonConnect         Reason = "connect"          // the connection failed
-	ReasonConnectCheck    Reason = "connect_check"    // the connect-time address check refused
-	ReasonRedirects       Reason = "redirects"        // more redirect hops than allowed
-	ReasonBadRedirect     Reason = "bad_redirect"     // a redirect without a usable Location
-	ReasonTimeout         Reason = "timeout"          // the overall deadline passed
-	ReasonDeclaredSize    Reason = "declared_size"    // Content-Length over max_bytes
-	ReasonStreamedSize    Reason = "streamed_size"    // the body grew past max_bytes
-	ReasonContentType     Reason = "content_type"     // a type the tool cannot read
-	ReasonReadsPerTurn    Reason = "reads_per_turn"   // the turn's page budget is spent
-	ReasonProxyAuth       Reason = "proxy_auth"       // the proxy credential is missing or wrong
-	ReasonBadStart        Reason = "bad_start"        // a tool's start offset is outside the page
-	ReasonBadSize         Reason = "bad_size"         // a screenshot size outside the settings' limits
-	ReasonBrowser         Reason = "browser"          // the screenshot browser failed
+	ReasonBadURL          Reason = "bad_url"             // not parseable as a URL
+	ReasonScheme          Reason = "scheme"              // not http or https
+	ReasonCredentials     Reason = "credentials"         // user:password@ in the URL
+	ReasonEmptyHost       Reason = "empty_host"          // no host
+	ReasonBadHost         Reason = "bad_host"            // not an IP literal or a valid DNS name
+	ReasonNumericHost     Reason = "numeric_host"        // a non-canonical numeric IPv4 form
+	ReasonZone            Reason = "zone"                // an IPv6 literal with a zone
+	ReasonBadPort         Reason = "bad_port"            // not a number from 1 to 65535
+	ReasonPort            Reason = "port"                // a port the policy does not open
+	ReasonNotAllowlisted  Reason = "not_allowlisted"     // the allowlist does not name the host
+	ReasonInternalName    Reason = "internal_name"       // localhost, *.internal, single labels…
+	ReasonMetadata        Reason = "metadata"            // a cloud metadata endpoint
+	ReasonInternalAddress Reason = "internal_address"    // resolves to a non-public address
+	ReasonDNS             Reason = "dns"                 // the name did not resolve
+	ReasonConnect         Reason = "connect"             // the connection failed
+	ReasonConnectCheck    Reason = "connect_check"       // the connect-time address check refused
+	ReasonRedirects       Reason = "redirects"           // more redirect hops than allowed
+	ReasonBadRedirect     Reason = "bad_redirect"        // a redirect without a usable Location
+	ReasonTimeout         Reason = "timeout"             // the overall deadline passed
+	ReasonDeclaredSize    Reason = "declared_size"       // Content-Length over max_bytes
+	ReasonStreamedSize    Reason = "streamed_size"       // the body grew past max_bytes
+	ReasonContentType     Reason = "content_type"        // a type the tool cannot read
+	ReasonReadsPerTurn    Reason = "reads_per_turn"      // the turn's page budget is spent
+	ReasonProxyAuth       Reason = "proxy_auth"          // the proxy credential is missing or wrong
+	ReasonBadStart        Reason = "bad_start"           // a tool's start offset is outside the page
+	ReasonBadSize         Reason = "bad_size"            // a screenshot size outside the settings' limits
+	ReasonBrowser         Reason = "browser"             // the screenshot browser failed
+	ReasonUnknownTool     Reason = "unknown_integration" // no integration has that name
+	ReasonBadParams       Reason = "bad_params"          // an integration's parameters are missing or mistyped
 )
 
 // Reasons lists every reason, for filters, documentation and the test that
@@ -62,7 +64,7 @@ var Reasons = []Reason{
 	ReasonBadPort, ReasonPort, ReasonNotAllowlisted, ReasonInternalName, ReasonMetadata, ReasonInternalAddress,
 	ReasonDNS, ReasonConnect, ReasonConnectCheck, ReasonRedirects, ReasonBadRedirect, ReasonTimeout,
 	ReasonDeclaredSize, ReasonStreamedSize, ReasonContentType, ReasonReadsPerTurn, ReasonProxyAuth, ReasonBadStart,
-	ReasonBadSize, ReasonBrowser,
+	ReasonBadSize, ReasonBrowser, ReasonUnknownTool, ReasonBadParams,
 }
 
 // Refusal is a refused or failed outbound request, as a value. Its Message

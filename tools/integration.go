@@ -76,6 +76,12 @@ type IntegrationError struct {
 	Fix     string
 }
 
+// Sentences returns the problem and the fix as sentences for a page or an
+// agent: capitalised, each ending with a full stop.
+func (e *IntegrationError) Sentences() (problem, fix string) {
+	return sentence(e.Problem), sentence(e.Fix)
+}
+
 func (e *IntegrationError) Error() string {
 	if e.Input == "" {
 		return fmt.Sprintf("%s: %s; %s", e.Field, e.Problem, e.Fix)

@@ -97,7 +97,7 @@ func (x *Integrations) Call(ctx context.Context, turn Turn, name string, params 
 		if len(known) > 0 {
 			fix = "Use one of: " + strings.Join(known, ", ") + "."
 		}
-		return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: "unknown_integration",
+		return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonUnknownTool,
 			Message: fmt.Sprintf("There is no integration named %q.", name), Fix: fix}}
 	}
 	vals, err := in.ParamsFromJSON(params)
@@ -121,9 +121,9 @@ func paramRefusal(name string, err error) IntegrationResult {
 	ie, _ := err.(*IntegrationError)
 	msg, fix := err.Error(), "Check the parameters."
 	if ie != nil {
-		msg, fix = sentence(ie.Problem), sentence(ie.Fix)
+		msg, fix = ie.Sentences()
 	}
-	return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: "bad_params", Message: msg, Fix: fix}}
+	return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonBadParams, Message: msg, Fix: fix}}
 }
 
 // sentence capitalises s and ends it with one full stop.

@@ -137,7 +137,8 @@ func readIntegrationForm(c echo.Context, old models.Integration) integrationInpu
 
 	for _, e := range in.def.Validate() {
 		if _, taken := f.Errors[e.Field]; !taken {
-			f.Errors[e.Field] = integrationSentence(e.Problem) + " " + integrationSentence(e.Fix)
+			problem, fix := e.Sentences()
+			f.Errors[e.Field] = problem + " " + fix
 		}
 	}
 	if f.Name == "new" {
@@ -170,16 +171,4 @@ func (in integrationInput) seal(box *tools.SecretBox, actor string) (models.Inte
 		row.Params = append(row.Params, models.IntegrationParam{Name: p.Name, Type: string(p.Type), Required: p.Required, Description: p.Description})
 	}
 	return row, nil
-}
-
-// integrationSentence capitalises s and ends it with a full stop.
-func integrationSentence(s string) string {
-	if s == "" {
-		return s
-	}
-	s = strings.ToUpper(s[:1]) + s[1:]
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
 }
