@@ -62,11 +62,7 @@ func (g *Guard) Do(ctx context.Context, req Request) (*Response, error) {
 		cancel()
 		return nil, err
 	}
-	if g.observer != nil {
-		c := CallerFrom(ctx)
-		g.observer.ObserveDecision(c, true, "")
-		g.observer.ObserveFetch(c, time.Since(start))
-	}
+	g.observe(Observation{Caller: CallerFrom(ctx), Allowed: true, URL: resp.URL.String(), Host: resp.Decision.Host, Elapsed: time.Since(start)})
 	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
 }

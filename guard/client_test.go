@@ -377,20 +377,17 @@ type countingObserver struct {
 	fetches int
 }
 
-func (o *countingObserver) ObserveDecision(c Caller, allowed bool, code Code) {
+func (o *countingObserver) Observe(ob Observation) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if allowed {
-		o.allowed[c.Tool]++
+	if ob.Allowed {
+		o.allowed[ob.Caller.Tool]++
+		if ob.Elapsed > 0 && ob.Host != "" {
+			o.fetches++
+		}
 	} else {
-		o.refused[code]++
+		o.refused[ob.Code]++
 	}
-}
-
-func (o *countingObserver) ObserveFetch(Caller, time.Duration) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.fetches++
 }
 
 func TestObserverSeesEveryEnforcedDecision(t *testing.T) {

@@ -30,6 +30,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	}
 	pol := p.g.policy.Load()
 	timeout := pol.settings.Timeout
+	start := time.Now()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	watchdog := time.AfterFunc(timeout, func() { cancel(errProxyTimeout) })
@@ -62,6 +63,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		return
 	}
 	defer resp.Body.Close()
+	p.g.observe(Observation{Caller: CallerFrom(ctx), Allowed: true, URL: d.URL.String(), Host: d.Host, Elapsed: time.Since(start)})
 	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	p.copyBody(ctx, w, r, resp, watchdog, timeout, &d)

@@ -30,6 +30,7 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 			Fix:     "Send CONNECT host:port, e.g. CONNECT example.com:443."}, 0)
 		return
 	}
+	start := time.Now()
 	dctx, cancel := context.WithTimeout(ctx, pol.settings.Timeout)
 	defer cancel()
 	d := pol.DecideURL(dctx, p.g.resolver, &url.URL{Scheme: "https", Host: r.Host, Path: "/"}, raw)
@@ -46,6 +47,7 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		}
 		return
 	}
+	p.g.observe(Observation{Caller: CallerFrom(ctx), Allowed: true, URL: raw, Host: d.Host, Elapsed: time.Since(start)})
 	client, buffered, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		upstream.Close()

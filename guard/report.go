@@ -23,12 +23,32 @@ type Reporter interface {
 	Report(Event)
 }
 
-// Observer sees every decision the guard enforces, allowed or refused,
-// and how long fetches take; metrics hang off it. Refusals also go to the
-// Reporter. It must not block.
+// Observation is one decision the guard enforced: who asked, for what, and
+// how it went. Metrics and the one-line-per-decision log hang off it.
+type Observation struct {
+	Caller  Caller
+	Allowed bool
+	Code    Code   // of a refusal
+	Reason  Reason // of a refusal
+	URL     string
+	Host    string
+	// Elapsed is, for an allowed request, the time until the response
+	// headers (redirects included) or until a tunnel was connected.
+	Elapsed time.Duration
+}
+
+// Observer sees every decision the guard enforces, allowed or refused, on
+// every path: the client, the proxy, and refusals tools report. Refusals
+// also go to the Reporter. It must not block.
 type Observer interface {
-	ObserveDecision(c Caller, allowed bool, code Code)
-	ObserveFetch(c Caller, d time.Duration)
+	Observe(Observation)
+}
+
+// observe hands o to the observer, if any.
+func (g *Guard) observe(o Observation) {
+	if g.observer != nil {
+		g.observer.Observe(o)
+	}
 }
 
 // ReporterFunc adapts a function to Reporter.
@@ -44,9 +64,7 @@ func (g *Guard) Report(ctx context.Context, r *Refusal, port uint16, redirects [
 	if r == nil {
 		return
 	}
-	if g.observer != nil {
-		g.observer.ObserveDecision(CallerFrom(ctx), false, r.Code)
-	}
+	g.observe(Observation{Caller: CallerFrom(ctx), Code: r.Code, Reason: r.Reason, URL: r.URL, Host: r.Host})
 	if g.reporter == nil {
 		return
 	}

@@ -1,14 +1,19 @@
 package web
 
 import (
+	"errors"
 	"net/http"
-	"time"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
 )
 
 // Metrics counts what the guard enforces, in the Prometheus format. It is
@@ -46,22 +51,41 @@ func toolLabel(c guard.Caller) string {
 	return c.Tool
 }
 
-// ObserveDecision implements guard.Observer.
-func (m *Metrics) ObserveDecision(c guard.Caller, allowed bool, code guard.Code) {
+// Observe implements guard.Observer.
+func (m *Metrics) Observe(o guard.Observation) {
 	outcome := "allowed"
-	if !allowed {
+	if !o.Allowed {
 		outcome = "refused"
-		m.refusals.WithLabelValues(string(code)).Inc()
+		m.refusals.WithLabelValues(string(o.Code)).Inc()
 	}
-	m.decisions.WithLabelValues(toolLabel(c), outcome).Inc()
-}
-
-// ObserveFetch implements guard.Observer.
-func (m *Metrics) ObserveFetch(c guard.Caller, d time.Duration) {
-	m.latency.WithLabelValues(toolLabel(c)).Observe(d.Seconds())
+	m.decisions.WithLabelValues(toolLabel(o.Caller), outcome).Inc()
+	if o.Allowed && o.Elapsed > 0 {
+		m.latency.WithLabelValues(toolLabel(o.Caller)).Observe(o.Elapsed.Seconds())
+	}
 }
 
 // Handler serves the metrics.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// requireScraper lets /metrics be read with an agent's API token (how a
+// Prometheus scraper authenticates: bearer_token in its config) or by a
+// signed-in admin. The counts name hosts and agents, so they are not public.
+func (s *Server) requireScraper(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if userOf(c).admin() {
+			return next(c)
+		}
+		fields := strings.Fields(c.Request().Header.Get("Authorization"))
+		if len(fields) == 2 && strings.EqualFold(fields[0], "bearer") {
+			if _, err := s.d.Store.FindActiveToken(c.Request().Context(), tools.HashToken(fields[1])); err == nil {
+				return next(c)
+			} else if !errors.Is(err, models.ErrNotFound) {
+				return err
+			}
+		}
+		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="outbound"`)
+		return echo.NewHTTPError(http.StatusUnauthorized, "Reading /metrics needs an agent's API token (Authorization: Bearer …, e.g. a Prometheus bearer_token) or an admin's session.")
+	}
 }

@@ -42,7 +42,8 @@ type Deps struct {
 	// ToolAPIs are served at /api/v1/tools/<name>.
 	MCP      http.Handler
 	ToolAPIs map[string]http.Handler
-	// Metrics serves /metrics.
+	// Metrics serves /metrics to an agent's bearer token (a Prometheus
+	// scraper) or a signed-in admin.
 	Metrics http.Handler
 	// Setup is the one-time first-run link token; empty once a user exists.
 	Setup *SetupToken
@@ -82,7 +83,7 @@ func New(d Deps) *Server {
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", http.FileServer(http.FS(static)))))
 	e.GET("/healthz", s.healthz)
 	if d.Metrics != nil {
-		e.GET("/metrics", echo.WrapHandler(d.Metrics))
+		e.GET("/metrics", echo.WrapHandler(d.Metrics), s.loadSession, s.requireScraper)
 	}
 	if d.MCP != nil {
 		e.Any("/mcp", echo.WrapHandler(d.MCP))

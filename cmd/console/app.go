@@ -50,7 +50,7 @@ func openApp(ctx context.Context, dbPath string, opts appOptions) (*app, error) 
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
-	a.guard = guard.New(guard.Options{Resolver: opts.resolver, Observer: opts.observer, Reporter: guard.ReporterFunc(a.report)})
+	a.guard = guard.New(guard.Options{Resolver: opts.resolver, Observer: decisionLog{log: a.log, next: opts.observer}, Reporter: guard.ReporterFunc(a.report)})
 	if a.secrets, err = openSecretBox(dbPath, os.Getenv); err != nil {
 		a.Close()
 		return nil, err
@@ -140,6 +140,24 @@ func (a *app) report(e guard.Event) {
 	})
 	a.log.Info("refused", "tool", e.Caller.Tool, "agent", e.Caller.Agent, "thread", e.Caller.Thread,
 		"url", r.URL, "host", r.Host, "code", r.Code, "reason", r.Reason, "addresses", joinAddrs(r.Addresses))
+}
+
+// decisionLog writes one structured record per allowed decision and passes
+// every observation on (to the metrics). Refusals get their record from
+// report, with the refusal's details, so each decision has exactly one.
+type decisionLog struct {
+	log  *slog.Logger
+	next guard.Observer
+}
+
+func (l decisionLog) Observe(o guard.Observation) {
+	if o.Allowed {
+		l.log.Info("allowed", "tool", o.Caller.Tool, "agent", o.Caller.Agent, "thread", o.Caller.Thread,
+			"url", o.URL, "host", o.Host, "ms", o.Elapsed.Milliseconds())
+	}
+	if l.next != nil {
+		l.next.Observe(o)
+	}
 }
 
 func joinAddrs(addrs []netip.Addr) string {

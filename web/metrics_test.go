@@ -1,0 +1,72 @@
+package web
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
+)
+
+func TestMetricsCountDecisionsRefusalsAndLatencyBehindAuth(t *testing.T) {
+	store, err := models.Open(filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	m := NewMetrics()
+	m.Observe(guard.Observation{Caller: guard.Caller{Tool: "fetch_url"}, Allowed: true, Host: "a.example.com", Elapsed: 120 * time.Millisecond})
+	m.Observe(guard.Observation{Caller: guard.Caller{Tool: "screenshot"}, Code: guard.CodeForbidden})
+	m.Observe(guard.Observation{Caller: guard.Caller{Tool: "proxy"}, Code: guard.CodeTimeout})
+	srv := httptest.NewServer(New(Deps{Store: store, Metrics: m.Handler(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	defer srv.Close()
+
+	get := func(token string) (int, string) {
+		req, _ := http.NewRequest("GET", srv.URL+"/metrics", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if status, _ := get(""); status != http.StatusUnauthorized {
+		t.Fatalf("anonymous /metrics: %d", status)
+	}
+	if status, _ := get("obt_wrong"); status != http.StatusUnauthorized {
+		t.Fatalf("a wrong token: %d", status)
+	}
+	token, _ := tools.NewToken()
+	if _, err := store.CreateToken(context.Background(), "prometheus", tools.HashToken(token)); err != nil {
+		t.Fatal(err)
+	}
+	status, body := get(token)
+	if status != 200 {
+		t.Fatalf("with a token: %d", status)
+	}
+	for _, want := range []string{
+		`outbound_decisions_total{outcome="allowed",tool="fetch_url"} 1`,
+		`outbound_decisions_total{outcome="refused",tool="screenshot"} 1`,
+		`outbound_decisions_total{outcome="refused",tool="proxy"} 1`,
+		`outbound_refusals_total{code="forbidden"} 1`,
+		`outbound_refusals_total{code="timeout"} 1`,
+		`outbound_fetch_seconds_count{tool="fetch_url"} 1`,
+		`outbound_fetch_seconds_bucket{tool="fetch_url",le="0.25"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
