@@ -43,7 +43,7 @@ func (s *Store) AddAllowlistEntries(ctx context.Context, expectRevision int64, e
 			return 0, fmt.Errorf("models: allowlist entry #%d is empty; every entry needs its normalised host text", i+1)
 		}
 	}
-	return s.mutateConfig(ctx, expectRevision, func(tx *gorm.DB) error {
+	return s.mutateConfig(ctx, SectionAllowlist, expectRevision, func(tx *gorm.DB) error {
 		for _, e := range entries {
 			row := AllowlistEntry{Entry: e.Entry, Note: e.Note, AddedBy: e.AddedBy, CreatedAt: e.CreatedAt}
 			// One row per statement, so a unique violation tells us which
@@ -67,7 +67,7 @@ func (s *Store) RemoveAllowlistEntries(ctx context.Context, expectRevision int64
 	if len(entries) == 0 {
 		return 0, fmt.Errorf("models: no allowlist entries to remove; pass at least one")
 	}
-	return s.mutateConfig(ctx, expectRevision, func(tx *gorm.DB) error {
+	return s.mutateConfig(ctx, SectionAllowlist, expectRevision, func(tx *gorm.DB) error {
 		seen := make(map[string]bool, len(entries))
 		for _, e := range entries {
 			if seen[e] {

@@ -22,13 +22,14 @@ var (
 // ConflictError is returned by mutations whose expectRevision no longer
 // matches the stored revision. It matches ErrConflict under errors.Is.
 type ConflictError struct {
-	Expected int64 // revision the caller based its change on
-	Current  int64 // revision found in the database
+	Section  Section // what changed
+	Expected int64   // version the caller based its change on
+	Current  int64   // version found in the database
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("models: configuration changed since you loaded it (you had revision %d, it is now %d); reload, reapply your change and save again",
-		e.Expected, e.Current)
+	return fmt.Sprintf("models: the %s changed since you loaded it (you had version %d, it is now %d); reload, reapply your change and save again",
+		e.Section, e.Expected, e.Current)
 }
 
 // Is makes errors.Is(err, ErrConflict) true.

@@ -74,7 +74,7 @@ func (s *Store) CreateIntegration(ctx context.Context, expectRevision int64, in 
 		return 0, fmt.Errorf("models: an integration needs a name")
 	}
 	in.ID = 0
-	return s.mutateConfig(ctx, expectRevision, func(tx *gorm.DB) error {
+	return s.mutateConfig(ctx, SectionIntegrations, expectRevision, func(tx *gorm.DB) error {
 		if err := tx.Create(&in).Error; err != nil {
 			if isUniqueViolation(err) {
 				return &DuplicateError{Kind: "integration", Value: in.Name}
@@ -92,7 +92,7 @@ func (s *Store) UpdateIntegration(ctx context.Context, expectRevision int64, nam
 	if in.Name == "" {
 		return 0, fmt.Errorf("models: an integration needs a name")
 	}
-	return s.mutateConfig(ctx, expectRevision, func(tx *gorm.DB) error {
+	return s.mutateConfig(ctx, SectionIntegrations, expectRevision, func(tx *gorm.DB) error {
 		var old Integration
 		err := tx.Where("name = ?", name).Take(&old).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -115,7 +115,7 @@ func (s *Store) UpdateIntegration(ctx context.Context, expectRevision int64, nam
 // DeleteIntegration removes the integration called name, or returns a
 // *NotFoundError. It returns the new revision.
 func (s *Store) DeleteIntegration(ctx context.Context, expectRevision int64, name string) (int64, error) {
-	return s.mutateConfig(ctx, expectRevision, func(tx *gorm.DB) error {
+	return s.mutateConfig(ctx, SectionIntegrations, expectRevision, func(tx *gorm.DB) error {
 		res := tx.Where("name = ?", name).Delete(&Integration{})
 		if res.Error != nil {
 			return fmt.Errorf("models: removing integration %q: %w", name, res.Error)

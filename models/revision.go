@@ -9,9 +9,42 @@ import (
 )
 
 // AnyRevision, passed as expectRevision, applies a mutation whatever the
-// stored revision is. Use it for scripted changes, never for a form an admin
+// stored version is. Use it for scripted changes, never for a form an admin
 // filled in from a page that may be stale.
 const AnyRevision int64 = -1
+
+// Section is one part of the configuration with a version of its own, so
+// that a stale form is refused only when what it edits has changed: an
+// admin adding allowlist entries is not stopped because someone else
+// changed the timeout meanwhile.
+type Section string
+
+const (
+	SectionAllowlist    Section = "allowlist"
+	SectionSettings     Section = "settings"
+	SectionIntegrations Section = "integrations"
+)
+
+var sections = []Section{SectionAllowlist, SectionSettings, SectionIntegrations}
+
+// sectionVersion is one row per section.
+type sectionVersion struct {
+	Section Section `gorm:"primaryKey"`
+	Value   int64   `gorm:"not null;default:0"`
+}
+
+func (sectionVersion) TableName() string { return "section_versions" }
+
+// Version returns a section's version: it grows by one with every
+// committed change to that section. Forms carry it, and mutations of the
+// section take it as their expectRevision.
+func (s *Store) Version(ctx context.Context, section Section) (int64, error) {
+	var v int64
+	if err := s.r.WithContext(ctx).Raw("SELECT value FROM section_versions WHERE section = ?", section).Scan(&v).Error; err != nil {
+		return 0, fmt.Errorf("models: reading the %s version from %q: %w", section, s.path, err)
+	}
+	return v, nil
+}
 
 // DefaultWatchInterval is the polling period Watch uses when given zero. It
 // keeps a second process on the same file no more than half a second behind.
@@ -28,7 +61,8 @@ type revisionRow struct {
 func (revisionRow) TableName() string { return "revision" }
 
 // Revision returns the current configuration revision. It starts at 0 and
-// grows by one with every committed change to the allowlist or settings.
+// grows by one with every committed change to any section; other
+// processes poll it to know when to reload.
 func (s *Store) Revision(ctx context.Context) (int64, error) {
 	var v int64
 	if err := s.r.WithContext(ctx).Raw("SELECT value FROM revision WHERE id = 1").Scan(&v).Error; err != nil {
@@ -37,45 +71,50 @@ func (s *Store) Revision(ctx context.Context) (int64, error) {
 	return v, nil
 }
 
-// mutateConfig runs fn in one write transaction together with the revision
-// bump, so a change and its revision commit or roll back as one. It returns
-// the new revision.
-func (s *Store) mutateConfig(ctx context.Context, expectRevision int64, fn func(tx *gorm.DB) error) (int64, error) {
-	if expectRevision < AnyRevision {
-		return 0, fmt.Errorf("models: expected revision %d is invalid; pass the revision you read, or AnyRevision (-1)", expectRevision)
+// mutateConfig runs fn in one write transaction together with the bump of
+// section's version (compared with expectVersion) and of the global
+// revision, so a change and its versions commit or roll back as one. It
+// returns the section's new version.
+func (s *Store) mutateConfig(ctx context.Context, section Section, expectVersion int64, fn func(tx *gorm.DB) error) (int64, error) {
+	if expectVersion < AnyRevision {
+		return 0, fmt.Errorf("models: expected version %d is invalid; pass the version you read, or AnyRevision (-1)", expectVersion)
 	}
-	var rev int64
+	var v int64
 	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
-		if rev, err = bumpRevision(tx, expectRevision); err != nil {
+		if v, err = bumpVersion(tx, section, expectVersion); err != nil {
 			return err
+		}
+		if err := tx.Exec("UPDATE revision SET value = value + 1 WHERE id = 1").Error; err != nil {
+			return fmt.Errorf("models: bumping revision: %w", err)
 		}
 		return fn(tx)
 	})
 	if err != nil {
 		return 0, err
 	}
-	return rev, nil
+	return v, nil
 }
 
-// bumpRevision increments the revision if it still equals expect (or expect
-// is AnyRevision). The compare and the increment are one statement inside a
-// BEGIN IMMEDIATE transaction, so two admins saving at once cannot both win.
-func bumpRevision(tx *gorm.DB, expect int64) (int64, error) {
+// bumpVersion increments section's version if it still equals expect (or
+// expect is AnyRevision). The compare and the increment are one statement
+// inside a BEGIN IMMEDIATE transaction, so two admins saving at once cannot
+// both win.
+func bumpVersion(tx *gorm.DB, section Section, expect int64) (int64, error) {
 	var got []int64
-	err := tx.Raw("UPDATE revision SET value = value + 1 WHERE id = 1 AND (? = -1 OR value = ?) RETURNING value",
-		expect, expect).Scan(&got).Error
+	err := tx.Raw("UPDATE section_versions SET value = value + 1 WHERE section = ? AND (? = -1 OR value = ?) RETURNING value",
+		section, expect, expect).Scan(&got).Error
 	if err != nil {
-		return 0, fmt.Errorf("models: bumping revision: %w", err)
+		return 0, fmt.Errorf("models: bumping the %s version: %w", section, err)
 	}
 	if len(got) == 1 {
 		return got[0], nil
 	}
 	var current int64
-	if err := tx.Raw("SELECT value FROM revision WHERE id = 1").Scan(&current).Error; err != nil {
-		return 0, fmt.Errorf("models: reading revision after conflict: %w", err)
+	if err := tx.Raw("SELECT value FROM section_versions WHERE section = ?", section).Scan(&current).Error; err != nil {
+		return 0, fmt.Errorf("models: reading the %s version after a conflict: %w", section, err)
 	}
-	return 0, &ConflictError{Expected: expect, Current: current}
+	return 0, &ConflictError{Section: section, Expected: expect, Current: current}
 }
 
 // Watch polls the revision every interval (DefaultWatchInterval if zero or

@@ -9,22 +9,28 @@ import (
 	"time"
 )
 
-func TestConflictOnStaleRevision(t *testing.T) {
+func TestConflictOnStaleVersion(t *testing.T) {
 	s := openTestStore(t)
 	ctx := testCtx(t)
-	// Two admins load the page at revision 0; the first saves.
+	// Two admins load the settings page at version 0; the first saves.
 	if _, err := s.SetSettings(ctx, 0, "ana", map[string]string{"k": "ana"}); err != nil {
 		t.Fatal(err)
 	}
+	// The allowlist is another section: a form for it loaded at version 0 is
+	// not stale because the settings changed.
+	if v, err := s.AddAllowlistEntries(ctx, 0, []AllowlistEntry{{Entry: "ana.example.com"}}); err != nil || v != 1 {
+		t.Fatalf("an allowlist save after a settings save: %d, %v", v, err)
+	}
 	tests := []struct {
-		name string
-		call func() (int64, error)
+		name    string
+		section Section
+		call    func() (int64, error)
 	}{
-		{"settings", func() (int64, error) { return s.SetSettings(ctx, 0, "bo", map[string]string{"k": "bo"}) }},
-		{"add entries", func() (int64, error) {
+		{"settings", SectionSettings, func() (int64, error) { return s.SetSettings(ctx, 0, "bo", map[string]string{"k": "bo"}) }},
+		{"add entries", SectionAllowlist, func() (int64, error) {
 			return s.AddAllowlistEntries(ctx, 0, []AllowlistEntry{{Entry: "bo.example.com"}})
 		}},
-		{"remove entries", func() (int64, error) { return s.RemoveAllowlistEntries(ctx, 0, []string{"x"}) }},
+		{"remove entries", SectionAllowlist, func() (int64, error) { return s.RemoveAllowlistEntries(ctx, 0, []string{"ana.example.com"}) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -33,23 +39,28 @@ func TestConflictOnStaleRevision(t *testing.T) {
 				t.Fatalf("err = %v, want ErrConflict", err)
 			}
 			var ce *ConflictError
-			if !errors.As(err, &ce) || ce.Expected != 0 || ce.Current != 1 {
-				t.Errorf("ConflictError = %+v, want Expected 0, Current 1", ce)
+			if !errors.As(err, &ce) || ce.Section != tt.section || ce.Expected != 0 || ce.Current != 1 {
+				t.Errorf("ConflictError = %+v, want %s, Expected 0, Current 1", ce, tt.section)
 			}
-			if !strings.Contains(err.Error(), "reload") {
-				t.Errorf("message %q does not tell the admin to reload", err)
+			if !strings.Contains(err.Error(), "reload") || !strings.Contains(err.Error(), string(tt.section)) {
+				t.Errorf("message %q does not name the section and tell the admin to reload", err)
 			}
 		})
 	}
 	if got, _ := s.Settings(ctx); got["k"] != "ana" {
 		t.Errorf("stale save overwrote the first one: k = %q", got["k"])
 	}
-	if rev := mustRevision(t, s); rev != 1 {
-		t.Errorf("conflicting saves moved revision to %d, want 1", rev)
+	if rev := mustRevision(t, s); rev != 2 {
+		t.Errorf("the global revision is %d, want 2 (one per committed change, none for conflicts)", rev)
+	}
+	for sec, want := range map[Section]int64{SectionSettings: 1, SectionAllowlist: 1, SectionIntegrations: 0} {
+		if v, err := s.Version(ctx, sec); err != nil || v != want {
+			t.Errorf("Version(%s) = %d, %v; want %d", sec, v, err, want)
+		}
 	}
 	// AnyRevision skips the check.
-	if rev, err := s.SetSettings(ctx, AnyRevision, "script", map[string]string{"k": "script"}); err != nil || rev != 2 {
-		t.Errorf("SetSettings(AnyRevision) = %d, %v; want 2, nil", rev, err)
+	if v, err := s.SetSettings(ctx, AnyRevision, "script", map[string]string{"k": "script"}); err != nil || v != 2 {
+		t.Errorf("SetSettings(AnyRevision) = %d, %v; want 2, nil", v, err)
 	}
 }
 

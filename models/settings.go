@@ -53,7 +53,7 @@ func (s *Store) SetSettings(ctx context.Context, expectRevision int64, by string
 	for _, k := range keys {
 		rows = append(rows, Setting{Key: k, Value: values[k], UpdatedAt: now, UpdatedBy: by})
 	}
-	return s.mutateConfig(ctx, expectRevision, func(tx *gorm.DB) error {
+	return s.mutateConfig(ctx, SectionSettings, expectRevision, func(tx *gorm.DB) error {
 		err := tx.Clauses(clause.OnConflict{
 			Columns:   []clause.Column{{Name: "key"}},
 			DoUpdates: clause.AssignmentColumns([]string{"value", "updated_at", "updated_by"}),

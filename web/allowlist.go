@@ -43,7 +43,7 @@ type allowlistState struct {
 func (s *Server) loadAllowlist(ctx context.Context) (allowlistState, error) {
 	st := allowlistState{settings: s.guardSettings()}
 	var err error
-	if st.revision, err = s.d.Store.Revision(ctx); err != nil {
+	if st.revision, err = s.d.Store.Version(ctx, models.SectionAllowlist); err != nil {
 		return st, err
 	}
 	if st.rows, err = s.d.Store.ListAllowlist(ctx); err != nil {

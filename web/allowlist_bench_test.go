@@ -89,7 +89,7 @@ func BenchmarkAllowlistSaveUntilEnforced(b *testing.B) {
 		b.StopTimer()
 		host := "host-" + strconv.Itoa(i) + ".example.com"
 		h.resolver.Answer(host, "93.184.216.34")
-		rev, err := store.Revision(ctx)
+		rev, err := store.Version(ctx, models.SectionAllowlist)
 		if err != nil {
 			b.Fatal(err)
 		}

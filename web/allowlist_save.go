@@ -99,7 +99,7 @@ func checkNote(note string) string {
 // admin's input stays as typed, and the form now carries the current
 // revision, because the page they get back shows the current list.
 func (s *Server) addConflict(c echo.Context, st allowlistState, f *views.AllowForm) error {
-	notice := fmt.Sprintf("Another admin changed the allowlist while you were editing (your page showed version %d; it is now at version %d). Nothing was saved. The list below is current: check your entries against it, then press Add entries again.",
+	notice := fmt.Sprintf("The allowlist changed while you were editing, in another tab or by another admin (your page showed version %d; it is now at version %d). Nothing was saved. The list below is current: check your entries against it, then press Add entries again.",
 		f.Revision, st.revision)
 	f.Revision = st.revision
 	return s.renderAddForm(c, http.StatusConflict, st, f, notice)
@@ -159,7 +159,7 @@ func (s *Server) removeAllowlist(c echo.Context) error {
 	}
 	if formRev != st.revision {
 		return s.removeRefused(c, st, http.StatusConflict, fmt.Sprintf(
-			"Another admin changed the allowlist after your page was loaded (your page showed version %d; it is now at version %d). Nothing was removed. The list below is current: remove %s again if you still want to.",
+			"The allowlist changed after your page was loaded, in another tab or by another admin (your page showed version %d; it is now at version %d). Nothing was removed. The list below is current: remove %s again if you still want to.",
 			formRev, st.revision, text))
 	}
 	row, entry, ok := st.find(text)
@@ -183,7 +183,7 @@ func (s *Server) removeAllowlist(c echo.Context) error {
 				return err
 			}
 			return s.removeRefused(c, st, http.StatusConflict, fmt.Sprintf(
-				"Another admin changed the allowlist at the same moment. Nothing was removed. The list below is current: remove %s again if you still want to.", row.Entry))
+				"The allowlist changed at the same moment, in another tab or by another admin. Nothing was removed. The list below is current: remove %s again if you still want to.", row.Entry))
 		}
 		return err
 	}

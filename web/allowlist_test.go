@@ -314,7 +314,7 @@ func TestAllowlistRemoveOfAnUnknownEntry(t *testing.T) {
 	h := newHarness(t)
 	ada := h.signedIn("ada", models.RoleAdmin)
 	addEntries(t, ada, "a.example.com", "")
-	rev, _ := h.store.Revision(context.Background())
+	rev, _ := h.store.Version(context.Background(), models.SectionAllowlist)
 	p := ada.post("/integrations/allowlist/remove", url.Values{"entry": {"b.example.com"}, "revision": {strconv.FormatInt(rev, 10)}, "confirmed": {"yes"}})
 	if p.status != http.StatusNotFound || !strings.Contains(p.doc.Find(`[data-testid="egress-notice"]`).Text(), `"b.example.com" is not on the allowlist`) {
 		t.Errorf("status %d, notice %q", p.status, p.doc.Find(`[data-testid="egress-notice"]`).Text())
@@ -342,7 +342,7 @@ func TestAllowlistTwoAdminsConflict(t *testing.T) {
 		t.Fatalf("stale add: status %d, want 409", p.status)
 	}
 	notice := p.doc.Find(`[data-testid="egress-notice"]`).Text()
-	if !strings.Contains(notice, "Another admin changed the allowlist") || !strings.Contains(notice, "Nothing was saved") || !strings.Contains(notice, "press Add entries again") {
+	if !strings.Contains(notice, "The allowlist changed while you were editing") || !strings.Contains(notice, "Nothing was saved") || !strings.Contains(notice, "press Add entries again") {
 		t.Errorf("conflict notice = %q, want what happened and what to do", notice)
 	}
 	again := formValues(t, p, `form[data-testid="allow-form"]`)
@@ -408,7 +408,7 @@ func TestSupportSeesTheListButCannotChangeIt(t *testing.T) {
 	}
 	for _, f := range forged {
 		t.Run("forged "+f.name, func(t *testing.T) {
-			rev, _ := h.store.Revision(context.Background())
+			rev, _ := h.store.Version(context.Background(), models.SectionAllowlist)
 			f.form.Set("revision", strconv.FormatInt(rev, 10))
 			reloads := h.reloads.Load()
 			if res := sam.post(f.path, f.form); res.status != http.StatusForbidden {

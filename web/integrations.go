@@ -67,7 +67,7 @@ func (s *Server) integrationList(c echo.Context) error {
 }
 
 func (s *Server) integrationNew(c echo.Context) error {
-	rev, err := s.d.Store.Revision(c.Request().Context())
+	rev, err := s.d.Store.Version(c.Request().Context(), models.SectionIntegrations)
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func (s *Server) integrationSaved(c echo.Context, name, msg string) error {
 func (s *Server) integrationSaveFailed(c echo.Context, f views.IntegrationForm, err error) error {
 	switch {
 	case errors.Is(err, models.ErrConflict):
-		rev, rerr := s.d.Store.Revision(c.Request().Context())
+		rev, rerr := s.d.Store.Version(c.Request().Context(), models.SectionIntegrations)
 		if rerr != nil {
 			return rerr
 		}
@@ -188,7 +188,7 @@ func (s *Server) integrationSaveFailed(c echo.Context, f views.IntegrationForm, 
 // storedIntegrationForm loads the integration named in the path.
 func (s *Server) storedIntegrationForm(c echo.Context) (views.IntegrationForm, models.Integration, error) {
 	ctx := c.Request().Context()
-	rev, err := s.d.Store.Revision(ctx)
+	rev, err := s.d.Store.Version(ctx, models.SectionIntegrations)
 	if err != nil {
 		return views.IntegrationForm{}, models.Integration{}, err
 	}

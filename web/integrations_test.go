@@ -113,7 +113,7 @@ func TestIntegrationCreateEditAndSecrets(t *testing.T) {
 		f.Set("secret_value_0", "")
 		f.Set("secret_orig_0", "Authorization")
 		f.Set("description", "Changed.")
-		rev, _ := h.store.Revision(ctx)
+		rev, _ := h.store.Version(ctx, models.SectionIntegrations)
 		f.Set("revision", strconv.FormatInt(rev, 10))
 		resp := ada.postForm("/integrations/http/order_status", f)
 		resp.Body.Close()
@@ -203,7 +203,7 @@ func TestIntegrationSupportIsReadOnly(t *testing.T) {
 	if p := sam.get("/integrations/http/order_status"); p.status != http.StatusForbidden {
 		t.Fatalf("support edit page: %d, want 403", p.status)
 	}
-	rev, _ := h.store.Revision(ctx)
+	rev, _ := h.store.Version(ctx, models.SectionIntegrations)
 	for _, path := range []string{"/integrations/http/new", "/integrations/http/order_status", "/integrations/http/order_status/test", "/integrations/http/order_status/delete"} {
 		t.Run(path, func(t *testing.T) {
 			f := orderForm("https://api.example.com")
@@ -214,7 +214,7 @@ func TestIntegrationSupportIsReadOnly(t *testing.T) {
 			if resp.StatusCode != http.StatusForbidden {
 				t.Fatalf("support POST %s: %d, want 403", path, resp.StatusCode)
 			}
-			if now, _ := h.store.Revision(ctx); now != rev {
+			if now, _ := h.store.Version(ctx, models.SectionIntegrations); now != rev {
 				t.Fatal("a support POST changed the configuration")
 			}
 		})
@@ -271,7 +271,7 @@ func TestIntegrationDelete(t *testing.T) {
 	resp := ada.postForm("/integrations/http/new", orderForm("https://api.example.com"))
 	resp.Body.Close()
 	ctx := context.Background()
-	rev, _ := h.store.Revision(ctx)
+	rev, _ := h.store.Version(ctx, models.SectionIntegrations)
 	f := url.Values{"revision": {strconv.FormatInt(rev, 10)}}
 	confirm := ada.post("/integrations/http/order_status/delete", f)
 	if confirm.status != http.StatusOK || confirm.doc.Find(`input[name="confirmed"][value="yes"]`).Length() != 1 {

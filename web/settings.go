@@ -39,7 +39,7 @@ func (s *Server) loadSettings(c echo.Context) (storedSettings, error) {
 	ctx := c.Request().Context()
 	// The revision is read first: if a change lands between the two reads,
 	// the save is refused as a conflict instead of overwriting it unseen.
-	rev, err := s.d.Store.Revision(ctx)
+	rev, err := s.d.Store.Version(ctx, models.SectionSettings)
 	if err != nil {
 		return storedSettings{}, err
 	}

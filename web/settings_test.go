@@ -68,7 +68,7 @@ func storedSettingsMap(t *testing.T, h *harness) map[string]string {
 
 func revision(t *testing.T, h *harness) int64 {
 	t.Helper()
-	r, err := h.store.Revision(context.Background())
+	r, err := h.store.Version(context.Background(), models.SectionSettings)
 	if err != nil {
 		t.Fatal(err)
 	}
