@@ -139,3 +139,38 @@ func TestDistinctValuesRejectsUnknownColumns(t *testing.T) {
 		t.Errorf("err = %v, want a refusal of the column", err)
 	}
 }
+
+// RefusedHostsSince must agree with TopRefusedHosts; only the plan differs.
+func TestRefusedHostsSince(t *testing.T) {
+	s := openTestStore(t)
+	ctx := testCtx(t)
+	var rows []Refusal
+	for i, h := range []string{"a", "b", "a", "c", "b", "a", "old", "old", "old", "old"} {
+		at := t0.Add(time.Duration(i) * time.Minute)
+		if h == "old" {
+			at = t0.Add(-48 * time.Hour)
+		}
+		rows = append(rows, Refusal{Host: h + ".example", Time: at})
+	}
+	if err := s.InsertRefusals(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 2, 5} {
+		t.Run(fmt.Sprint("top ", n), func(t *testing.T) {
+			got, err := s.RefusedHostsSince(ctx, t0, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := s.TopRefusedHosts(ctx, t0, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) || len(got) != min(n, 3) || got[0] != (HostCount{"a.example", 3}) {
+				t.Errorf("RefusedHostsSince = %v, TopRefusedHosts = %v", got, want)
+			}
+		})
+	}
+	if _, err := s.RefusedHostsSince(ctx, t0, 0); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("n = 0: err = %v", err)
+	}
+}
