@@ -56,7 +56,7 @@ func (r *Response) readFailed(err error) *Refusal {
 		URL:     r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(), Addresses: r.Decision.Addresses()}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-		p := r.g.policy.Load()
+		p := r.g.Policy()
 		ref.Code, ref.Reason = CodeTimeout, ReasonTimeout
 		ref.Message = fmt.Sprintf("%s did not send the whole page within %s.", r.Decision.Host, p.settings.Timeout)
 		ref.Fix = "Try again later, or raise " + whereTimeout + "."

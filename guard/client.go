@@ -53,7 +53,7 @@ func (g *Guard) Get(ctx context.Context, raw string) (*Response, error) {
 // carried to another host. Every refusal is reported and returned as a
 // *Refusal.
 func (g *Guard) Do(ctx context.Context, req Request) (*Response, error) {
-	p := g.policy.Load()
+	p := g.Policy()
 	s := &p.settings
 	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
 	start := time.Now()
@@ -79,7 +79,8 @@ func (g *Guard) do(ctx context.Context, p *Policy, req Request) (*Response, erro
 	raw := req.URL
 	var firstHost string
 	for hop := 0; ; hop++ {
-		d := g.policy.Load().Decide(ctx, g.resolver, raw)
+		snap := g.snap.Load() // the decision and the connection pool of one policy
+		d := snap.policy.Decide(ctx, g.resolver, raw)
 		if !d.Allowed {
 			return nil, g.refused(ctx, d.Refusal(), d.Port, redirects)
 		}
@@ -101,7 +102,7 @@ func (g *Guard) do(ctx context.Context, p *Policy, req Request) (*Response, erro
 		}
 		hreq.Header.Del("Cookie")
 		hreq.Header.Set("User-Agent", s.UserAgent)
-		resp, err := g.transport.RoundTrip(hreq)
+		resp, err := snap.transport.RoundTrip(hreq)
 		if err != nil {
 			return nil, g.refused(ctx, g.transportRefusal(ctx, err, &d, s), d.Port, redirects)
 		}

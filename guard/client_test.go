@@ -133,7 +133,7 @@ func TestRebindingNeverConnectsToThePrivateAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	g.Guard.transport.CloseIdleConnections()
+	g.Guard.Close()
 	_, err = g.Get(context.Background(), "http://rebind.example.com/")
 	if ref, ok := AsRefusal(err); !ok || ref.Reason != ReasonInternalAddress {
 		t.Fatalf("second request: %v, want internal_address", err)

@@ -40,7 +40,7 @@ func (g *Guard) dialContext(ctx context.Context, network, address string) (net.C
 	}
 	pm, _ := ctx.Value(permitKey{}).(*permit)
 	if pm == nil || pm.host != hostText || strconv.Itoa(int(pm.port)) != portText {
-		d := g.policy.Load().DecideURL(ctx, g.resolver, &url.URL{Scheme: "http", Host: address}, address)
+		d := g.Policy().DecideURL(ctx, g.resolver, &url.URL{Scheme: "http", Host: address}, address)
 		if !d.Allowed {
 			return nil, d.Refusal()
 		}

@@ -34,18 +34,32 @@ type Options struct {
 // Guard enforces a Policy on outbound HTTP. It is safe for concurrent use;
 // SetPolicy may be called at any time and applies to the next decision.
 type Guard struct {
-	policy    atomic.Pointer[Policy]
+	snap      atomic.Pointer[snapshot]
 	resolver  Resolver
 	reporter  Reporter
 	observer  Observer
 	dial      func(ctx context.Context, network, address string) (net.Conn, error)
 	now       func() time.Time
+	tlsConfig *tls.Config
+}
+
+// snapshot pairs a policy with the HTTP transport whose connections were
+// made under it. A pooled connection is reused only by requests decided
+// under the policy that admitted it: after a reload, requests use a new
+// transport, so a connection to an address the new policy refuses can
+// never be picked up again.
+type snapshot struct {
+	policy    *Policy
 	transport *http.Transport
 }
 
+// idleConnTimeout also bounds how long a retired transport's connections,
+// returned to its pool by requests in flight during a reload, stay open.
+const idleConnTimeout = 90 * time.Second
+
 // New returns a Guard.
 func New(opts Options) *Guard {
-	g := &Guard{resolver: opts.Resolver, reporter: opts.Reporter, observer: opts.Observer, dial: opts.Dial, now: opts.Now}
+	g := &Guard{resolver: opts.Resolver, reporter: opts.Reporter, observer: opts.Observer, dial: opts.Dial, now: opts.Now, tlsConfig: opts.TLSConfig}
 	if g.resolver == nil {
 		g.resolver = net.DefaultResolver
 	}
@@ -56,34 +70,38 @@ func New(opts Options) *Guard {
 	if p == nil {
 		p = &Policy{list: &Allowlist{}, settings: DefaultSettings()}
 	}
-	g.policy.Store(p)
-	g.transport = &http.Transport{
+	g.snap.Store(&snapshot{policy: p, transport: g.newTransport()})
+	return g
+}
+
+func (g *Guard) newTransport() *http.Transport {
+	return &http.Transport{
 		Proxy:                  nil, // never environment proxies: they would bypass every check
 		DialContext:            g.dialContext,
-		TLSClientConfig:        opts.TLSConfig,
+		TLSClientConfig:        g.tlsConfig,
 		ForceAttemptHTTP2:      true,
-		MaxIdleConns:           128,
-		MaxIdleConnsPerHost:    16,
-		IdleConnTimeout:        90 * time.Second,
+		MaxIdleConns:           256,
+		MaxIdleConnsPerHost:    64,
+		IdleConnTimeout:        idleConnTimeout,
 		TLSHandshakeTimeout:    10 * time.Second,
 		ExpectContinueTimeout:  time.Second,
 		MaxResponseHeaderBytes: 64 << 10,
 	}
-	return g
 }
 
 // Policy returns the policy in force.
-func (g *Guard) Policy() *Policy { return g.policy.Load() }
+func (g *Guard) Policy() *Policy { return g.snap.Load().policy }
 
-// SetPolicy swaps in p for every later decision and closes idle
-// connections, so that no pooled connection outlives the policy that
-// admitted it. Requests in flight finish under the checks they passed.
+// SetPolicy swaps in p, with a fresh connection pool, for every later
+// decision, and closes the old pool's idle connections. Requests in flight
+// finish under the checks they passed; their connections go back to the
+// old pool, which nothing uses any more, and close when idle.
 func (g *Guard) SetPolicy(p *Policy) {
 	if p == nil {
 		return
 	}
-	if old := g.policy.Swap(p); old != p {
-		g.transport.CloseIdleConnections()
+	if old := g.snap.Swap(&snapshot{policy: p, transport: g.newTransport()}); old != nil {
+		old.transport.CloseIdleConnections()
 	}
 }
 
@@ -91,7 +109,7 @@ func (g *Guard) SetPolicy(p *Policy) {
 // sends no request, and reports nothing: it is what `console check` and
 // the console's Test a URL box show.
 func (g *Guard) Decide(ctx context.Context, raw string) Decision {
-	return g.policy.Load().Decide(ctx, g.resolver, raw)
+	return g.Policy().Decide(ctx, g.resolver, raw)
 }
 
 // Resolver returns the resolver the guard uses, for components (such as
@@ -99,4 +117,4 @@ func (g *Guard) Decide(ctx context.Context, raw string) Decision {
 func (g *Guard) Resolver() Resolver { return g.resolver }
 
 // Close releases idle connections.
-func (g *Guard) Close() { g.transport.CloseIdleConnections() }
+func (g *Guard) Close() { g.snap.Load().transport.CloseIdleConnections() }

@@ -28,7 +28,8 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 			"Fix: Set it as the client's HTTP proxy, e.g. curl -x http://USER:PASSWORD@PROXY_ADDRESS https://example.com/.\n")
 		return
 	}
-	pol := p.g.policy.Load()
+	snap := p.g.snap.Load() // the decision and the connection pool of one policy
+	pol := snap.policy
 	timeout := pol.settings.Timeout
 	start := time.Now()
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -52,7 +53,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if _, ok := out.Header["User-Agent"]; !ok {
 		out.Header["User-Agent"] = []string{pol.settings.UserAgent} // say who is asking, not "Go-http-client"
 	}
-	resp, err := p.g.transport.RoundTrip(out)
+	resp, err := snap.transport.RoundTrip(out)
 	if err != nil {
 		if _, refused := AsRefusal(err); !refused && context.Cause(ctx) == errProxyTimeout {
 			err = context.DeadlineExceeded

@@ -22,7 +22,7 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		writeText(w, http.StatusServiceUnavailable, "The proxy is shutting down.\nFix: Retry through a running proxy.\n")
 		return
 	}
-	pol := p.g.policy.Load()
+	pol := p.g.Policy()
 	raw := "https://" + r.Host + "/"
 	if _, _, err := net.SplitHostPort(r.Host); err != nil {
 		p.refuse(ctx, w, &Refusal{Code: CodeInvalid, Reason: ReasonBadHost, URL: raw, Host: r.Host,
