@@ -74,7 +74,13 @@ func (g *Guard) do(ctx context.Context, p *Policy, req Request) (*Response, erro
 		method = http.MethodGet
 	}
 	body := req.Body
-	header := req.Header.Clone()
+	// Canonical keys, so that the Cookie and User-Agent rules below apply
+	// however the caller spelled them.
+	header := make(http.Header, len(req.Header))
+	for k, v := range req.Header {
+		ck := http.CanonicalHeaderKey(k)
+		header[ck] = append(header[ck], v...)
+	}
 	var redirects []string
 	raw := req.URL
 	var firstHost string

@@ -74,15 +74,22 @@ func (p *Policy) DecideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 	if h.ip.IsValid() {
 		d.literal = h.ip
 	}
-	if d.Host != hostname {
-		u.Host = joinHostPort(d.Host, portText)
-	}
 
 	port, ok := parsePort(portText, u.Scheme)
 	if !ok {
 		return d.refuse(CodeInvalid, ReasonBadPort, fmt.Sprintf("The port %q is not a number from 1 to 65535.", portText), "Remove the port or fix it.")
 	}
 	d.Port = port
+	// The request is built from u, so u must name exactly what was decided:
+	// the normalised host, and the port without leading zeros (the dialer
+	// matches the port as text).
+	if d.Host != hostname || (portText != "" && !canonicalPort(portText)) {
+		canon := portText
+		if canon != "" {
+			canon = strconv.Itoa(int(port))
+		}
+		u.Host = joinHostPort(d.Host, canon)
+	}
 	portOpen := p.settings.portOpen(port)
 	var listed bool
 	if p.list.Len() > 0 {
@@ -128,7 +135,10 @@ func (p *Policy) DecideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 	}
 
 	if h.name != "" {
-		addrs, err := r.LookupNetIP(ctx, "ip", h.name)
+		// Resolve the name as absolute (with its trailing dot), so that a
+		// resolver's search list cannot turn an outside name into an inside
+		// one, e.g. status.example.com into status.example.com.corp.local.
+		addrs, err := r.LookupNetIP(ctx, "ip", h.name+".")
 		if err != nil || len(addrs) == 0 {
 			if ctx.Err() != nil {
 				return d.refuse(CodeTimeout, ReasonTimeout, fmt.Sprintf("Looking up %s took too long.", h.name), "Try again later, or raise "+whereTimeout+".")
@@ -184,6 +194,8 @@ func (d Decision) refuseAddr(h host, a netip.Addr, c AddrClass) Decision {
 	switch {
 	case c.Kind == KindSpecial:
 		fix = "Nothing unlocks this range; use a public address."
+	case c.Kind == KindLinkLocal && h.name != "":
+		fix = fmt.Sprintf("A host name never reaches a link-local address; if the agent must, use the address %s in the URL and add %s as a literal IP entry under %s.", a, suggestEntry(host{ip: a}, d.Port), whereAllowlist)
 	case c.Kind == KindLinkLocal:
 		fix = fmt.Sprintf("Only a literal IP entry %s under %s unlocks a link-local address.", suggestEntry(host{ip: a}, d.Port), whereAllowlist)
 	case d.Entry.wildcard:
@@ -219,12 +231,15 @@ func parsePort(text, scheme string) (uint16, bool) {
 // suggestEntry writes the literal allowlist entry that would admit h on
 // port, leaving the port out when it is a default one.
 func suggestEntry(h host, port uint16) string {
-	e := Entry{name: h.name, ip: h.ip}
+	e := Entry{name: h.name, ip: h.ip.Unmap()} // entries name IPv4 hosts in IPv4 form
 	if port != 80 && port != 443 {
 		e.port = port
 	}
 	return e.String()
 }
+
+// canonicalPort reports whether a port's text has no leading zero.
+func canonicalPort(text string) bool { return text == "0" || text[0] != '0' }
 
 func joinHostPort(host, port string) string {
 	if port == "" {

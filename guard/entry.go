@@ -108,6 +108,8 @@ func ParseEntry(s string) (Entry, error) {
 		return bad("the entry contains whitespace", "write one host per line, without spaces")
 	case strings.Contains(s, "://"):
 		return bad("the entry has a scheme", "write only the host, e.g. "+strconv.Quote(hostOfURL(s))+" instead of "+strconv.Quote(s))
+	case isCIDR(s):
+		return bad("the entry is an address range ("+s+")", "list each address the agent needs, e.g. "+cidrExample(s)+"; ranges are not supported, because a range usually covers far more than was meant")
 	case strings.ContainsAny(s, "/?#"):
 		return bad("the entry has a path", "write only the host, e.g. "+strconv.Quote(hostOfURL(s))+"; the allowlist works per host, not per page")
 	case strings.Contains(s, "@"):
@@ -127,6 +129,9 @@ func ParseEntry(s string) (Entry, error) {
 	hostPart, portPart, hasPort, perr := splitEntryPort(rest)
 	if perr != "" {
 		return bad(perr, "write the port after a colon, e.g. intranet.corp:8080 or [fd00::5]:8443")
+	}
+	if len(hostPart) > maxNameLen {
+		return bad("the host is "+strconv.Itoa(len(hostPart))+" characters long, over the 253 a host name may have", "shorten it to the host name itself")
 	}
 	if hasPort {
 		n, err := strconv.Atoi(portPart)
@@ -172,6 +177,20 @@ func ParseEntry(s string) (Entry, error) {
 		}
 	}
 	return e, nil
+}
+
+// isCIDR reports whether s looks like an address range such as 10.0.0.0/8.
+func isCIDR(s string) bool {
+	_, err := netip.ParsePrefix(strings.TrimPrefix(strings.TrimSuffix(s, "]"), "["))
+	return err == nil
+}
+
+func cidrExample(s string) string {
+	p, err := netip.ParsePrefix(strings.Trim(s, "[]"))
+	if err != nil {
+		return "10.1.2.3"
+	}
+	return p.Addr().Next().String()
 }
 
 // splitEntryPort separates "host:port", "[v6]:port", "[v6]" and a bare

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strings"
 	"sync"
 )
 
@@ -39,8 +40,11 @@ func (r *Resolver) Answer(name string, addrs ...string) *Resolver {
 	return r
 }
 
-// LookupNetIP implements guard.Resolver. An unknown name is NXDOMAIN.
+// LookupNetIP implements guard.Resolver. An unknown name is NXDOMAIN. The
+// guard asks for absolute names (with a trailing dot); the table and the
+// record of lookups use the name without it.
 func (r *Resolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	host = strings.TrimSuffix(host, ".")
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.lookups = append(r.lookups, host)

@@ -1,0 +1,102 @@
+package guard
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// rawResolver records the exact names it is asked for.
+type rawResolver struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (r *rawResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.names = append(r.names, host)
+	return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+}
+
+func TestNamesAreResolvedAsAbsolute(t *testing.T) {
+	r := &rawResolver{}
+	d := mustPolicy(t, DefaultSettings()).Decide(context.Background(), r, "http://status.example.com/")
+	if !d.Allowed || !slices.Equal(r.names, []string{"status.example.com."}) {
+		t.Fatalf("looked up %q; a resolver search list could rewrite a relative name", r.names)
+	}
+}
+
+func TestLeadingZeroPortIsDecidedOnceAndDialledCanonically(t *testing.T) {
+	g := newTestGuard(t, nil, newResolver("status.example.com", []string{"93.184.216.34"}))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	g.dialer.Route("93.184.216.34:80", srv.Listener.Addr().String())
+	resp, err := g.Get(context.Background(), "http://status.example.com:0080/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if l := g.resolver.Lookups(); len(l) != 1 {
+		t.Fatalf("%d lookups (%v): the dial decided again instead of using the decision", len(l), l)
+	}
+	if resp.URL.Host != "status.example.com:80" {
+		t.Fatalf("the request went to %q", resp.URL.Host)
+	}
+}
+
+func TestCookieIsDroppedHoweverItIsSpelled(t *testing.T) {
+	g := newTestGuard(t, nil, newResolver("a.example.com", []string{"93.184.216.34"}))
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Get("Cookie") + "|" + r.UserAgent() }))
+	defer srv.Close()
+	g.dialer.Route("93.184.216.34:80", srv.Listener.Addr().String())
+	resp, err := g.Do(context.Background(), Request{URL: "http://a.example.com/", Header: http.Header{"cookie": {"s=1"}, "user-agent": {"curl/8"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if v := <-got; v != "|"+DefaultUserAgent {
+		t.Fatalf("the server saw cookie|agent %q", v)
+	}
+}
+
+func TestFixesAreEntriesThatWork(t *testing.T) {
+	r := newResolver("printer.example.com", []string{"169.254.10.10"})
+	p := mustPolicy(t, DefaultSettings())
+	d := p.Decide(context.Background(), r, "http://printer.example.com/")
+	if d.Allowed || !strings.Contains(d.Fix, "A host name never reaches a link-local address") || !strings.Contains(d.Fix, "169.254.10.10") {
+		t.Fatalf("link-local by name: %q", d.Fix)
+	}
+	d = p.Decide(context.Background(), r, "http://[::ffff:127.0.0.1]:8080/")
+	if d.Allowed || !strings.Contains(d.Fix, "add 127.0.0.1:8080 as a literal entry") {
+		t.Fatalf("a mapped address must be suggested in IPv4 form: %q", d.Fix)
+	}
+	if _, err := ParseEntry("127.0.0.1:8080"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEntryLengthAndRangeMessages(t *testing.T) {
+	// 255 characters: past the 253 a name may have, but under the early
+	// check on the whole entry's length.
+	long := strings.Repeat("a", 62) + "." + strings.Repeat("b", 62) + "." + strings.Repeat("c", 62) + "." + strings.Repeat("d", 62) + ".abc"
+	tests := []struct{ in, problem string }{
+		{long, "characters long, over the 253"},
+		{long + ":8080", "characters long, over the 253"},
+		{"10.0.0.0/8", "is an address range"},
+		{"[fd00::/8]", "is an address range"},
+	}
+	for _, tt := range tests {
+		_, err := ParseEntry(tt.in)
+		ee, ok := err.(*EntryError)
+		if !ok || !strings.Contains(ee.Problem, tt.problem) {
+			t.Errorf("ParseEntry(%d chars %.20q…) = %v, want %q", len(tt.in), tt.in, err, tt.problem)
+		}
+	}
+}
