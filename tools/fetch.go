@@ -70,7 +70,7 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 		return FetchResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonBadStart, URL: in.URL,
 			Message: fmt.Sprintf("start %d is negative.", in.Start), Fix: "Pass start: 0 to read from the beginning."}}
 	}
-	d := f.guard.Decide(ctx, in.URL)
+	d := f.decide(ctx, in.URL, s)
 	if !d.Allowed {
 		r := d.Refusal()
 		f.guard.Report(ctx, r, d.Port, nil)
@@ -78,7 +78,7 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 	}
 	key := d.URL.String()
 	page, cached := f.cache.get(key, s.CacheTTL, f.now())
-	if cached && !f.stillAllowed(ctx, page) {
+	if cached && !f.stillAllowed(ctx, page, s) {
 		f.cache.drop(key)
 		cached = false
 	}
@@ -119,13 +119,21 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 // stillAllowed reports whether the current policy still allows every URL a
 // cached page came through, so that removing a host from the allowlist
 // also stops its cached text from being served.
-func (f *Fetcher) stillAllowed(ctx context.Context, p *cachedPage) bool {
+func (f *Fetcher) stillAllowed(ctx context.Context, p *cachedPage, s Settings) bool {
 	for _, u := range append(append([]string{}, p.redirects...), p.final) {
-		if d := f.guard.Decide(ctx, u); !d.Allowed {
+		if d := f.decide(ctx, u, s); !d.Allowed {
 			return false
 		}
 	}
 	return true
+}
+
+// decide decides u with the lookup bounded by the timeout setting, like
+// every other step of a read.
+func (f *Fetcher) decide(ctx context.Context, u string, s Settings) guard.Decision {
+	ctx, cancel := context.WithTimeout(ctx, s.Guard.Timeout)
+	defer cancel()
+	return f.guard.Decide(ctx, u)
 }
 
 // read fetches and extracts a page. The guard reports its own refusals;

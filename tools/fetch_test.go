@@ -128,7 +128,10 @@ func TestFetchReadsTheArticleUnderTheNote(t *testing.T) {
 		}
 	}
 	// A second page from the same site: the cookie set by the first is not sent.
-	e.fetcher.Fetch(context.Background(), turnA, FetchInput{URL: "http://status.example.com/other"})
+	seenCookie.Store("(not asked)")
+	if res := e.fetcher.Fetch(context.Background(), turnA, FetchInput{URL: "http://status.example.com/other"}); !res.OK() {
+		t.Fatalf("second page: %+v", res.Refusal)
+	}
 	if c := seenCookie.Load().(string); c != "" {
 		t.Errorf("a cookie was sent: %q", c)
 	}

@@ -164,7 +164,9 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 	if bad != nil {
 		return ShotResult{Refusal: bad}
 	}
-	d := s.guard.Decide(ctx, in.URL)
+	dctx, cancel := context.WithTimeout(ctx, set.Guard.Timeout)
+	d := s.guard.Decide(dctx, in.URL)
+	cancel()
 	if !d.Allowed {
 		r := d.Refusal()
 		s.guard.Report(ctx, r, d.Port, nil)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/user"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +33,7 @@ type app struct {
 
 	settings atomic.Pointer[tools.Settings]
 	revision atomic.Int64
+	reloadMu sync.Mutex
 }
 
 type appOptions struct {
@@ -65,8 +67,14 @@ func openApp(ctx context.Context, dbPath string, opts appOptions) (*app, error) 
 
 // reload reads the allowlist and settings and swaps in a new policy. It
 // builds everything off the live path first; on any failure the running
-// policy stays as it was.
+// policy stays as it was. Reloads run one at a time: the revision watch
+// and a console save can both ask for one, and two interleaved reloads
+// could otherwise store the older configuration last. The revision is
+// read before the configuration, so a change landing in between is seen
+// as a newer revision by the next poll and loaded again.
 func (a *app) reload(ctx context.Context) error {
+	a.reloadMu.Lock()
+	defer a.reloadMu.Unlock()
 	rev, err := a.store.Revision(ctx)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -165,4 +166,71 @@ func TestAnotherProcessPicksUpChangesWithinASecond(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("the running app did not pick up the change within 1 s")
+}
+
+// TestConcurrentReloadsEndOnTheNewestConfiguration: the watch and console
+// saves reload at the same time; when they are done, the policy in force
+// is the one stored last.
+func TestConcurrentReloadsEndOnTheNewestConfiguration(t *testing.T) {
+	db := tempDB(t)
+	a, err := openApp(context.Background(), db, appOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 50; i++ {
+			_ = a.reload(ctx)
+		}
+	}()
+	for i := 0; i < 20; i++ {
+		if r := runCLI(t, "allow", "add", "--db", db, fmt.Sprintf("h%d.example.com", i)); r.code != 0 {
+			t.Fatal(r)
+		}
+		if err := a.reload(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	if err := a.reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.guard.Policy().Allowlist().Len(); n != 20 {
+		t.Fatalf("the policy in force has %d entries, want the 20 stored", n)
+	}
+	if d := a.guard.Decide(ctx, "http://93.184.216.34/"); d.Reason != "not_allowlisted" {
+		t.Fatalf("decision under the newest list: %s", d.Reason)
+	}
+}
+
+// TestConsoleDBEnvironment: every command takes its database from
+// CONSOLE_DB when --db is not given.
+func TestConsoleDBEnvironment(t *testing.T) {
+	db := tempDB(t)
+	t.Setenv("CONSOLE_DB", db)
+	if r := runCLI(t, "allow", "add", "env.example.com"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if r := runCLI(t, "allow", "list", "--db", db); !strings.Contains(r.stdout, "env.example.com") {
+		t.Fatalf("the entry did not land in CONSOLE_DB's file: %+v", r)
+	}
+}
+
+func TestArgumentEdgeCases(t *testing.T) {
+	db := tempDB(t)
+	if r := runCLI(t, "allow", "add", "--db", db, "ok.example.com", ""); r.code != 2 || !strings.Contains(r.stderr, "argument 2 is empty; nothing was added") {
+		t.Fatalf("an empty entry: %+v", r)
+	}
+	if r := runCLI(t, "allow", "list", "--db", db); !strings.HasPrefix(r.stdout, "PUBLIC WEB") {
+		t.Fatalf("something was added: %+v", r)
+	}
+	if r := runCLI(t, "settings", "set", "reads_per_turn", "-1", "--db", db); r.code != 2 || !strings.Contains(r.stderr, "-1 is outside 1–100") {
+		t.Fatalf("a negative value must reach the setting's own check: %+v", r)
+	}
+	if r := runCLI(t, "allow", "add", "--note=why", "--db", db, "--", "a.example.com"); r.code != 0 || !strings.Contains(r.stdout, "added a.example.com") {
+		t.Fatalf("--flag=value and --: %+v", r)
+	}
 }

@@ -45,6 +45,11 @@ func allowAdd(ctx context.Context, e env, args []string) error {
 	if len(rest) == 0 {
 		return usagef("name at least one entry: console allow add status.example.com [--note TEXT]")
 	}
+	for i, text := range rest {
+		if strings.TrimSpace(text) == "" {
+			return usagef("argument %d is empty; nothing was added: give each entry as text, e.g. status.example.com", i+1)
+		}
+	}
 	store, err := models.Open(db)
 	if err != nil {
 		return err

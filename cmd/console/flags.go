@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
+	"strings"
 )
 
 // usageError is a mistake in how a command was called. It exits with code
@@ -34,26 +36,45 @@ func newFlags(name string, db *string) *flag.FlagSet {
 
 // parseArgs parses flags wherever they stand among the arguments, so that
 // `console allow add a.example.com --note "why"` works as people type it.
-// A "--" ends the flags.
+// A "--" ends the flags, and a negative number such as -1 is a value, not
+// a flag, so `console settings set reads_per_turn -1` gets the setting's
+// own message about the range.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, usagef("%s", flagHelp(fs))
+	var positional, flags []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			positional = append(positional, args[i+1:]...)
+			i = len(args)
+		case negativeNumber.MatchString(a) || !strings.HasPrefix(a, "-") || a == "-":
+			positional = append(positional, a)
+		default:
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if strings.Contains(name, "=") {
+				continue
 			}
-			return nil, usagef("%v\n%s", err, flagHelp(fs))
+			if f := fs.Lookup(name); f != nil && !isBoolFlag(f) && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
 		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
-			return append(positional, rest...), nil
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
 	}
+	if err := fs.Parse(flags); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, usagef("%s", flagHelp(fs))
+		}
+		return nil, usagef("%v\n%s", err, flagHelp(fs))
+	}
+	return append(positional, fs.Args()...), nil
+}
+
+var negativeNumber = regexp.MustCompile(`^-[0-9]`)
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 func flagHelp(fs *flag.FlagSet) string {
