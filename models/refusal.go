@@ -99,7 +99,15 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 	// SkipDefaultTransaction is on, so the transaction must be explicit for
 	// the batches to commit (and hit the disk) once, together.
 	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return tx.CreateInBatches(&prepared, refusalBatchRows).Error
+		if err := tx.CreateInBatches(&prepared, refusalBatchRows).Error; err != nil {
+			return err
+		}
+		for start := 0; start < len(prepared); start += refusalBatchRows {
+			if err := recordHosts(tx, prepared[start:min(start+refusalBatchRows, len(prepared))]); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("models: storing %d refusals in %q: %w", len(rows), s.path, err)

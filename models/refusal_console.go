@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 )
 
 // This file holds the queries only the console's refusal log needs: paging
@@ -104,28 +103,6 @@ func (s *Store) distinctValues(ctx context.Context, col string) ([]string, error
 	var out []string
 	if err := s.r.WithContext(ctx).Raw(query, MaxFacetValues).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("models: listing distinct refusal %ss: %w", col, err)
-	}
-	return out, nil
-}
-
-// RefusedHostsSince is TopRefusedHosts for the console's counters, driven
-// by the time index. Left to itself, SQLite answers TopRefusedHosts's GROUP
-// BY by walking idx_refusals_host in host order and reading every row's time:
-// two seconds on a million rows, for a day that holds one percent of them.
-// Reading just the day's rows through idx_refusals_time and grouping those
-// takes milliseconds. n is at least 1 and at most MaxRefusalPage.
-func (s *Store) RefusedHostsSince(ctx context.Context, since time.Time, n int) ([]HostCount, error) {
-	if n < 1 || n > MaxRefusalPage {
-		return nil, fmt.Errorf("models: top hosts count %d is out of range; use 1 to %d", n, MaxRefusalPage)
-	}
-	var out []HostCount
-	err := s.r.WithContext(ctx).Table("refusals INDEXED BY idx_refusals_time").
-		Select("host, COUNT(*) AS count").
-		Where("time >= ?", since.UTC()).
-		Group("host").Order("count DESC, host").Limit(n).
-		Scan(&out).Error
-	if err != nil {
-		return nil, fmt.Errorf("models: top refused hosts since %s: %w", since.UTC().Format(time.RFC3339), err)
 	}
 	return out, nil
 }

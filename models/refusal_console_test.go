@@ -140,8 +140,8 @@ func TestDistinctValuesRejectsUnknownColumns(t *testing.T) {
 	}
 }
 
-// RefusedHostsSince must agree with TopRefusedHosts; only the plan differs.
-func TestRefusedHostsSince(t *testing.T) {
+// TopRefusedHosts counts only the window's rows, through the time index.
+func TestTopRefusedHostsThroughTheTimeIndex(t *testing.T) {
 	s := openTestStore(t)
 	ctx := testCtx(t)
 	var rows []Refusal
@@ -155,22 +155,61 @@ func TestRefusedHostsSince(t *testing.T) {
 	if err := s.InsertRefusals(ctx, rows); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int{1, 2, 5} {
-		t.Run(fmt.Sprint("top ", n), func(t *testing.T) {
-			got, err := s.RefusedHostsSince(ctx, t0, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := s.TopRefusedHosts(ctx, t0, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, want) || len(got) != min(n, 3) || got[0] != (HostCount{"a.example", 3}) {
-				t.Errorf("RefusedHostsSince = %v, TopRefusedHosts = %v", got, want)
-			}
-		})
+	got, err := s.TopRefusedHosts(ctx, t0, 5)
+	want := []HostCount{{"a.example", 3}, {"b.example", 2}, {"c.example", 1}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("TopRefusedHosts = %v, %v; want %v", got, err, want)
 	}
-	if _, err := s.RefusedHostsSince(ctx, t0, 0); err == nil || !strings.Contains(err.Error(), "out of range") {
-		t.Errorf("n = 0: err = %v", err)
+	var plan []struct {
+		ID, Parent, NotUsed int
+		Detail              string
 	}
+	if err := s.r.Raw("EXPLAIN QUERY PLAN SELECT host, COUNT(*) FROM refusals INDEXED BY idx_refusals_time WHERE time >= ? GROUP BY host", t0).Scan(&plan).Error; err != nil {
+		t.Fatalf("the time index is gone, so TopRefusedHosts cannot force it: %v", err)
+	}
+}
+
+// A host substring that matches few hosts, past the newest rows, is found
+// through the refused-host list, including on a database that had
+// refusals before the list existed.
+func TestRareHostSubstringUsesTheHostList(t *testing.T) {
+	s := openTestStore(t)
+	ctx := testCtx(t)
+	rows := make([]Refusal, 0, recentScan+2000)
+	for i := 0; i < cap(rows); i++ {
+		h := fmt.Sprintf("svc-%d.example", i%50)
+		if i == 10 || i == 20 {
+			h = "rare-needle.example"
+		}
+		rows = append(rows, Refusal{Host: h, Time: t0.Add(time.Duration(i) * time.Second)})
+	}
+	if err := s.InsertRefusals(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	check := func(s *Store) {
+		t.Helper()
+		got, _, err := s.ListRefusals(ctx, RefusalQuery{Host: "needle"})
+		if err != nil || len(got) != 2 || got[0].Host != "rare-needle.example" || got[0].ID <= got[1].ID {
+			t.Fatalf("rare substring: %d rows, %v", len(got), err)
+		}
+		none, _, err := s.ListRefusals(ctx, RefusalQuery{Host: "nowhere"})
+		if err != nil || len(none) != 0 {
+			t.Fatalf("no match: %d rows, %v", len(none), err)
+		}
+	}
+	check(s)
+	// An older database: the list is empty until the store is opened again.
+	if err := s.w.Exec("DELETE FROM refusal_hosts").Error; err != nil {
+		t.Fatal(err)
+	}
+	path := s.Path()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	check(again)
 }

@@ -171,11 +171,14 @@ func (s *Store) prepareWriter() error {
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("models: open %q: journal mode is %q, not WAL; the file system may not support WAL (network file systems often do not), use a local disk", s.path, mode)
 	}
-	if err := db.AutoMigrate(&AllowlistEntry{}, &Setting{}, &revisionRow{}, &sectionVersion{}, &Refusal{}, &AgentToken{}, &User{}, &Session{}, &Audit{}, &Integration{}); err != nil {
+	if err := db.AutoMigrate(&AllowlistEntry{}, &Setting{}, &revisionRow{}, &sectionVersion{}, &Refusal{}, &refusalHost{}, &AgentToken{}, &User{}, &Session{}, &Audit{}, &Integration{}); err != nil {
 		return fmt.Errorf("models: open %q: migrating schema: %w", s.path, err)
 	}
 	if err := db.Exec("INSERT OR IGNORE INTO revision (id, value) VALUES (1, 0)").Error; err != nil {
 		return fmt.Errorf("models: open %q: seeding revision: %w", s.path, err)
+	}
+	if err := backfillRefusalHosts(db); err != nil {
+		return fmt.Errorf("models: open %q: %w", s.path, err)
 	}
 	for _, sec := range sections {
 		if err := db.Exec("INSERT OR IGNORE INTO section_versions (section, value) VALUES (?, 0)", sec).Error; err != nil {

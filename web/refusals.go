@@ -118,7 +118,7 @@ func (s *Server) refusalCounters(c echo.Context, vm *views.RefusalLog) error {
 	vm.TodayCount = n
 	// One more than shown: refusals of malformed URLs have no host, and
 	// that blank is no host to link to.
-	tops, err := s.d.Store.RefusedHostsSince(ctx, vm.Today, topHostsShown+1)
+	tops, err := s.d.Store.TopRefusedHosts(ctx, vm.Today, topHostsShown+1)
 	if err != nil {
 		return err
 	}

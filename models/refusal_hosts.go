@@ -1,0 +1,79 @@
+package models
+
+import (
+	"fmt"
+
+	"gorm.io/gorm"
+)
+
+// refusalHost is one distinct refused host. A host-substring search that
+// matches few hosts would otherwise read the whole host index (every
+// refusal's host) to find them; this table holds each host once, so the
+// substring is matched against thousands of names instead of a million
+// rows, and the refusals are then fetched by exact host.
+type refusalHost struct {
+	Host string `gorm:"primaryKey"`
+}
+
+func (refusalHost) TableName() string { return "refusal_hosts" }
+
+// recordHosts adds the hosts of rows, inside the insert's transaction.
+func recordHosts(tx *gorm.DB, rows []Refusal) error {
+	seen := make(map[string]bool, len(rows))
+	hosts := make([]refusalHost, 0, len(rows))
+	for _, r := range rows {
+		if !seen[r.Host] {
+			seen[r.Host] = true
+			hosts = append(hosts, refusalHost{Host: r.Host})
+		}
+	}
+	return tx.Exec("INSERT OR IGNORE INTO refusal_hosts (host) VALUES "+placeholders(len(hosts)), hostArgs(hosts)...).Error
+}
+
+func placeholders(n int) string {
+	b := make([]byte, 0, n*4)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "(?)"...)
+	}
+	return string(b)
+}
+
+func hostArgs(hosts []refusalHost) []any {
+	args := make([]any, len(hosts))
+	for i, h := range hosts {
+		args[i] = h.Host
+	}
+	return args
+}
+
+// backfillRefusalHosts fills the table once for a database that has
+// refusals from before it existed.
+func backfillRefusalHosts(db *gorm.DB) error {
+	var have int64
+	if err := db.Raw("SELECT EXISTS (SELECT 1 FROM refusal_hosts)").Scan(&have).Error; err != nil || have == 1 {
+		return err
+	}
+	if err := db.Exec("INSERT OR IGNORE INTO refusal_hosts (host) SELECT DISTINCT host FROM refusals").Error; err != nil {
+		return fmt.Errorf("filling the refused-host list: %w", err)
+	}
+	return nil
+}
+
+// maxHostMatches bounds the hosts a substring may match before the search
+// falls back to the host index; past it, the IN list would cost more.
+const maxHostMatches = 500
+
+// hostsMatching returns the refused hosts containing sub, and false when
+// more than maxHostMatches match.
+func hostsMatching(db *gorm.DB, sub string) ([]string, bool, error) {
+	var hosts []string
+	err := db.Table("refusal_hosts").Where(`host LIKE ? ESCAPE '\'`, "%"+escapeLike(sub)+"%").
+		Limit(maxHostMatches+1).Pluck("host", &hosts).Error
+	if err != nil || len(hosts) > maxHostMatches {
+		return nil, false, err
+	}
+	return hosts, true, nil
+}
