@@ -119,3 +119,13 @@ func TestReadsPerTurnOverMCP(t *testing.T) {
 		t.Fatalf("the site was read %d times, want 2", hits.Load())
 	}
 }
+
+func TestMissingParameterFixReadsWithoutADescription(t *testing.T) {
+	def := Integration{Name: "lookup_order", Method: "GET", URL: "https://shop.example.com/orders/{id}",
+		Params: []IntegrationParam{{Name: "id", Type: "string", Required: true}}}
+	x := NewIntegrations(nil, DefaultSettings)
+	res := x.Try(context.Background(), Turn{}, def, map[string]string{})
+	if res.Refusal == nil || res.Refusal.Fix != "Pass id (string)." {
+		t.Fatalf("fix = %+v", res.Refusal)
+	}
+}

@@ -102,7 +102,11 @@ func (in *Integration) checkNames(given []string) error {
 }
 
 func (in *Integration) missing(p IntegrationParam) error {
-	return &IntegrationError{Field: p.Name, Problem: "the required parameter " + p.Name + " is missing", Fix: fmt.Sprintf("pass %s (%s): %s", p.Name, p.Type, p.Description)}
+	fix := fmt.Sprintf("pass %s (%s)", p.Name, p.Type)
+	if d := strings.TrimSpace(p.Description); d != "" {
+		fix += ": " + d
+	}
+	return &IntegrationError{Field: p.Name, Problem: "the required parameter " + p.Name + " is missing", Fix: fix}
 }
 
 // fromJSON checks that r is a value of p's type.

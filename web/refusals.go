@@ -213,7 +213,9 @@ func (s *Server) detailView(c echo.Context, r models.Refusal, back string) views
 	}
 	// Only a policy refusal can be cured by allowing the host; a timeout or
 	// a malformed URL cannot, so the button would mislead.
-	if userOf(c).admin() && r.Code == string(guard.CodeForbidden) && r.Host != "" {
+	// A metadata endpoint or a special-purpose range is forbidden too, but
+	// no entry unlocks it.
+	if userOf(c).admin() && r.Code == string(guard.CodeForbidden) && r.Host != "" && notAnAllowlistMatter(r) == "" {
 		vm.AllowHref = "/integrations/allow?refusal=" + strconv.FormatInt(r.ID, 10)
 	}
 	return vm
