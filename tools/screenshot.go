@@ -226,6 +226,18 @@ func (s *Screenshotter) shoot(ctx context.Context, b ShotBrowser, caller guard.C
 	// refused by the proxy, deciding it again gives the agent the reason.
 	var mu sync.Mutex
 	lastNav := d.URL.String()
+	// Navigations that never reach the network, so no proxy sees them:
+	// Chromium already refuses file:, chrome: and view-source: frames from
+	// a web page; this is the second line, and it also refuses a main
+	// frame that leaves http(s), e.g. for data:.
+	var badNav string
+	page.OnFrameNavigated(func(f playwright.Frame) {
+		if u := f.URL(); localScheme(u) || (f == page.MainFrame() && !webScheme(u) && !harmlessScheme(u)) {
+			mu.Lock()
+			badNav = u
+			mu.Unlock()
+		}
+	})
 	page.OnRequest(func(r playwright.Request) {
 		if r.IsNavigationRequest() && r.Frame() == page.MainFrame() {
 			mu.Lock()
@@ -236,8 +248,12 @@ func (s *Screenshotter) shoot(ctx context.Context, b ShotBrowser, caller guard.C
 	timeout := float64(set.Guard.Timeout / time.Millisecond)
 	resp, err := page.Goto(d.URL.String(), playwright.PageGotoOptions{Timeout: &timeout, WaitUntil: playwright.WaitUntilStateLoad})
 	mu.Lock()
-	nav := lastNav
+	nav, bad := lastNav, badNav
 	mu.Unlock()
+	if bad != "" {
+		return ShotResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonScheme, URL: firstLine(bad),
+			Message: "The page navigated to a non-web address, which is refused.", Fix: "Ask for an http:// or https:// link instead."}}, nil
+	}
 	if r := s.navigationRefusal(ctx, resp, err, nav, set); r != nil {
 		return ShotResult{Refusal: r}, nil
 	}
@@ -319,6 +335,25 @@ func browserRefusal(u string, err error) *guard.Refusal {
 	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonBrowser, URL: u,
 		Message: "The screenshot browser could not start or crashed: " + firstLine(err.Error()) + ".",
 		Fix:     "An admin checks that Chromium is installed (apt-get install chromium) and the Playwright driver is set up (PLAYWRIGHT_DRIVER_PATH); see the user guide."}
+}
+
+// localScheme reports URLs that read the machine or the browser itself.
+func localScheme(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "file", "chrome", "chrome-extension", "chrome-untrusted", "devtools", "view-source", "filesystem":
+		return true
+	}
+	return false
+}
+
+// harmlessScheme is a main-frame URL that shows no content of its own:
+// the blank page a tab starts with and Chromium's error page.
+func harmlessScheme(raw string) bool {
+	return raw == "about:blank" || strings.HasPrefix(raw, "chrome-error:")
 }
 
 func webScheme(raw string) bool {

@@ -265,3 +265,34 @@ func TestScreenshotOverMCPAndAPI(t *testing.T) {
 		t.Fatalf("API refusal: %d %v %+v", resp.StatusCode, err, out)
 	}
 }
+
+// TestLocalSchemesNeverReachTheScreenshot: frames and navigations to
+// file:, chrome:, view-source: and data: do not show local content.
+func TestLocalSchemesNeverReachTheScreenshot(t *testing.T) {
+	launch := realChromium(t)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/frames":
+			fmt.Fprintf(w, `<title>frames</title><h1>frames</h1><iframe src="file:///etc/hostname"></iframe><iframe src="view-source:http://%s/x"></iframe><iframe src="chrome://version"></iframe>`, r.Host)
+		case "/to-data":
+			fmt.Fprint(w, `<title>jump</title><script>location.href = "data:text/html,<h1>pwned</h1>"</script>`)
+		case "/to-file":
+			fmt.Fprint(w, `<title>jump</title><meta http-equiv="refresh" content="0;url=file:///etc/hostname">`)
+		}
+	}))
+	defer page.Close()
+	e := newShotEnv(t, launch, strings.TrimPrefix(page.URL, "http://"))
+	res := e.shooter.Take(context.Background(), Turn{}, ScreenshotInput{URL: page.URL + "/frames"})
+	if !res.OK() || res.Title != "frames" {
+		t.Fatalf("a page whose local frames Chromium blocks still renders: %+v", res.Refusal)
+	}
+	for _, path := range []string{"/to-data", "/to-file"} {
+		res := e.shooter.Take(context.Background(), Turn{}, ScreenshotInput{URL: page.URL + path})
+		if res.OK() && !strings.HasPrefix(res.URL, page.URL) {
+			t.Fatalf("%s: the screenshot shows %s", path, res.URL)
+		}
+		if !res.OK() && res.Refusal.Reason != guard.ReasonScheme {
+			t.Fatalf("%s: refused for %s, want scheme", path, res.Refusal.Reason)
+		}
+	}
+}
