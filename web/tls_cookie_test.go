@@ -1,0 +1,61 @@
+package web
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/outboundhq/outbound/models"
+)
+
+// TestSessionCookieIsSecureUnderTLS: served over TLS, the session cookie
+// is marked Secure, so a browser never sends it over plain HTTP.
+func TestSessionCookieIsSecureUnderTLS(t *testing.T) {
+	store, err := models.Open(filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	hash, _ := bcrypt.GenerateFromPassword([]byte(testPassword), bcrypt.MinCost)
+	if _, err := store.CreateUser(t.Context(), models.User{Name: "ada", PasswordHash: string(hash), Role: models.RoleAdmin}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewTLSServer(New(Deps{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	defer srv.Close()
+	jar, _ := cookiejar.New(nil)
+	client := srv.Client()
+	client.Jar = jar
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Get(srv.URL + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := regexp.MustCompile(`name="_csrf" value="([^"]+)"`).FindSubmatch(body)
+	if m == nil {
+		t.Fatal("no CSRF token on the sign-in page")
+	}
+	resp, err = client.PostForm(srv.URL+"/login", url.Values{"_csrf": {string(m[1])}, "name": {"ada"}, "password": {testPassword}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if c.Name == sessionCookie {
+			if !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
+				t.Fatalf("session cookie under TLS: %+v", c)
+			}
+			return
+		}
+	}
+	t.Fatalf("no session cookie (status %d)", resp.StatusCode)
+}
