@@ -36,6 +36,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -70,6 +71,7 @@ type Proxy struct {
 	g       *Guard
 	opts    ProxyOptions
 	tunnels tunnelSet
+	authLog authLog
 }
 
 // NewProxy returns a proxy that enforces g's policy.
@@ -80,7 +82,7 @@ func (g *Guard) NewProxy(opts ProxyOptions) (*Proxy, error) {
 	if opts.TunnelIdleTimeout < 0 {
 		return nil, errors.New("guard: ProxyOptions.TunnelIdleTimeout is negative; use zero for the Timeout setting, or a positive duration")
 	}
-	return &Proxy{g: g, opts: opts}, nil
+	return &Proxy{g: g, opts: opts, authLog: authLog{window: authLogWindow}}, nil
 }
 
 // ServeHTTP authenticates the request, then tunnels a CONNECT or forwards
@@ -130,12 +132,17 @@ func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bo
 		}
 		return c, true
 	case errors.Is(err, ErrProxyCredential):
-		raw, host, port := requestTarget(r)
-		p.g.Report(WithCaller(r.Context(), Caller{Tool: "proxy"}), &Refusal{
-			Code: CodeForbidden, Reason: ReasonProxyAuth, URL: raw, Host: host,
-			Message: "The proxy credential was wrong: " + err.Error() + ".",
-			Fix:     "Give the client a current credential. " + p.opts.AuthHint,
-		}, port, nil)
+		if log, left := p.authLog.admit(r.RemoteAddr, p.g.now()); log {
+			raw, host, port := requestTarget(r)
+			msg := "The proxy credential was wrong: " + err.Error() + "."
+			if left > 0 {
+				msg += fmt.Sprintf(" %d more attempts from %s in the last minute were not logged.", left, r.RemoteAddr)
+			}
+			p.g.Report(WithCaller(r.Context(), Caller{Tool: "proxy"}), &Refusal{
+				Code: CodeForbidden, Reason: ReasonProxyAuth, URL: raw, Host: host,
+				Message: msg, Fix: "Give the client a current credential. " + p.opts.AuthHint,
+			}, port, nil)
+		}
 		p.challenge(w, "The proxy credential was wrong: "+err.Error()+".")
 	default:
 		writeText(w, http.StatusServiceUnavailable, "The proxy could not check the credential: "+err.Error()+".\nFix: Try again; if it persists, check the proxy's log.\n")
