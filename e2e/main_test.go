@@ -85,35 +85,7 @@ var expect = playwright.NewPlaywrightAssertions(assertionTimeoutMs)
 // test.
 func newPage(t *testing.T, baseURL string) playwright.Page {
 	t.Helper()
-	if sharedBrowser == nil {
-		t.Skipf("%s is set: browser tests are skipped", skipEnv)
-	}
-	ctx, err := sharedBrowser.Chromium.NewContext(playwright.BrowserNewContextOptions{
-		BaseURL:  playwright.String(baseURL),
-		Viewport: &playwright.Size{Width: viewportWidth, Height: viewportHeight},
-	})
-	if err != nil {
-		t.Fatalf("e2e: new browser context for %s: %v", baseURL, err)
-	}
-	ctx.SetDefaultTimeout(actionTimeoutMs)
-	ctx.SetDefaultNavigationTimeout(actionTimeoutMs)
-	t.Cleanup(func() {
-		if err := ctx.Close(); err != nil {
-			t.Errorf("e2e: close browser context: %v", err)
-		}
-	})
-	page, err := ctx.NewPage()
-	if err != nil {
-		t.Fatalf("e2e: new page for %s: %v", baseURL, err)
-	}
-	// Registered after the context's cleanup, so it runs first, while the
-	// page is still open.
-	t.Cleanup(func() {
-		if t.Failed() {
-			saveFailureScreenshot(t, page)
-		}
-	})
-	return page
+	return newPageWith(t, baseURL, playwright.BrowserNewContextOptions{})
 }
 
 // unsafeFileChars are the characters of a test name not kept in a file name.
