@@ -64,7 +64,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		return
 	}
 	defer resp.Body.Close()
-	p.g.observe(Observation{Caller: CallerFrom(ctx), Allowed: true, URL: d.URL.String(), Host: d.Host, Elapsed: time.Since(start)})
+	p.g.observe(Observation{Caller: CallerFrom(ctx), Allowed: true, URL: r.RequestURI, Host: d.Host, Elapsed: time.Since(start)})
 	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	p.copyBody(ctx, w, r, resp, watchdog, timeout, &d)

@@ -159,9 +159,11 @@ type decisionLog struct {
 }
 
 func (l decisionLog) Observe(o guard.Observation) {
-	if o.Allowed {
-		l.log.Info("allowed", "tool", o.Caller.Tool, "agent", o.Caller.Agent, "thread", o.Caller.Thread,
-			"url", o.URL, "host", o.Host, "ms", o.Elapsed.Milliseconds())
+	if o.Allowed && l.log.Enabled(context.Background(), slog.LevelInfo) {
+		// Typed attributes: this runs once per proxied request.
+		l.log.LogAttrs(context.Background(), slog.LevelInfo, "allowed",
+			slog.String("tool", o.Caller.Tool), slog.String("agent", o.Caller.Agent), slog.String("thread", o.Caller.Thread),
+			slog.String("url", o.URL), slog.String("host", o.Host), slog.Int64("ms", o.Elapsed.Milliseconds()))
 	}
 	if l.next != nil {
 		l.next.Observe(o)

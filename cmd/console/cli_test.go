@@ -25,7 +25,7 @@ func runCLI(t *testing.T, args ...string) result {
 	return result{code, out.String(), errOut.String()}
 }
 
-func tempDB(t *testing.T) string { return filepath.Join(t.TempDir(), "console.db") }
+func tempDB(t testing.TB) string { return filepath.Join(t.TempDir(), "console.db") }
 
 func TestCheckExitCodesAndJSON(t *testing.T) {
 	db := tempDB(t)

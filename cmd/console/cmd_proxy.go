@@ -53,10 +53,7 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, a.Close()) }() // flushes the refusals still queued
-	proxy, err := a.guard.NewProxy(guard.ProxyOptions{
-		Authenticate: (&tokenAuth{agents: storeAgents{a.store}, cache: map[string]cachedAgent{}}).authenticate,
-		AuthHint:     "Use an agent's API token (console token create NAME) as the password; any user name will do.",
-	})
+	proxy, err := a.standaloneProxy()
 	if err != nil {
 		return err
 	}
@@ -98,6 +95,15 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 // checkProxyAddr refuses an address beyond loopback unless --public says
 // that is meant: whoever reaches the proxy with a token reaches whatever
 // the allowlist unlocks, from this machine's place in the network.
+// standaloneProxy is the guard's proxy with agents' API tokens as its
+// credentials.
+func (a *app) standaloneProxy() (*guard.Proxy, error) {
+	return a.guard.NewProxy(guard.ProxyOptions{
+		Authenticate: (&tokenAuth{agents: storeAgents{a.store}, cache: map[string]cachedAgent{}}).authenticate,
+		AuthHint:     "Use an agent's API token (console token create NAME) as the password; any user name will do.",
+	})
+}
+
 func checkProxyAddr(addr string, public bool) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -117,13 +123,14 @@ func checkProxyAddr(addr string, public bool) error {
 
 // tokenAuth checks agents' API tokens for the proxy. An accepted token is
 // remembered for a second, so the hundred requests of one page do not
-// each query the store, while a revoked token stops working within the
-// same second an allowlist change takes. Only tokens that were valid are
-// remembered, so the memory stays as small as the list of tokens.
+// each query the store (or even hash the token), while a revoked token
+// stops working within the same second an allowlist change takes. Only
+// tokens that were valid are remembered, so the memory stays as small as
+// the list of tokens; expired ones are dropped as the map is written.
 type tokenAuth struct {
 	agents tools.Agents
 	mu     sync.Mutex
-	cache  map[string]cachedAgent // by the token's hash
+	cache  map[string]cachedAgent // by the token, which this process holds anyway while checking it
 }
 
 type cachedAgent struct {
@@ -134,9 +141,9 @@ type cachedAgent struct {
 const tokenCacheTTL = time.Second
 
 func (t *tokenAuth) authenticate(ctx context.Context, _, token string) (guard.Caller, error) {
-	key, now := tools.HashToken(token), time.Now()
+	now := time.Now()
 	t.mu.Lock()
-	c, ok := t.cache[key]
+	c, ok := t.cache[token]
 	t.mu.Unlock()
 	if ok && now.Before(c.until) {
 		return guard.Caller{Tool: "proxy", Agent: c.name}, nil
@@ -149,7 +156,12 @@ func (t *tokenAuth) authenticate(ctx context.Context, _, token string) (guard.Ca
 		return guard.Caller{}, err
 	}
 	t.mu.Lock()
-	t.cache[key] = cachedAgent{name: name, until: now.Add(tokenCacheTTL)}
+	for k, v := range t.cache {
+		if now.After(v.until) {
+			delete(t.cache, k)
+		}
+	}
+	t.cache[token] = cachedAgent{name: name, until: now.Add(tokenCacheTTL)}
 	t.mu.Unlock()
 	return guard.Caller{Tool: "proxy", Agent: name}, nil
 }
