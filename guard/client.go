@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -83,17 +84,25 @@ func (g *Guard) do(ctx context.Context, p *Policy, req Request) (*Response, erro
 	}
 	var redirects []string
 	raw := req.URL
-	var firstHost string
+	var firstOrigin string
 	for hop := 0; ; hop++ {
 		snap := g.snap.Load() // the decision and the connection pool of one policy
 		d := snap.policy.Decide(ctx, g.resolver, raw)
 		if !d.Allowed {
 			return nil, g.refused(ctx, d.Refusal(), d.Port, redirects)
 		}
-		if hop == 0 {
-			firstHost = d.Host
-		} else if d.Host != firstHost {
-			header = crossHostHeader(header)
+		// The origin (scheme, host and port), not the host name, is what
+		// credentials belong to: https://api to http://api is a downgrade
+		// an Authorization header must not follow.
+		if origin := originOf(&d); hop == 0 {
+			firstOrigin = origin
+		} else if origin != firstOrigin {
+			if body != nil {
+				return nil, g.refused(ctx, &Refusal{Code: CodeForbidden, Reason: ReasonCrossOriginBody, URL: d.URL.String(), Host: d.Host,
+					Message: fmt.Sprintf("The site redirected the %s request and its body to another origin (%s); the body is not sent there.", method, origin),
+					Fix:     "Point the integration or the link at the final URL directly."}, d.Port, redirects)
+			}
+			header = crossOriginHeader(header)
 		}
 		hreq, err := http.NewRequestWithContext(withPermit(ctx, &d), method, d.URL.String(), bytes.NewReader(body))
 		if err != nil {
@@ -131,7 +140,10 @@ func (g *Guard) do(ctx context.Context, p *Policy, req Request) (*Response, erro
 				Fix:     "Give the agent the final URL directly."}, d.Port, redirects[:len(redirects)-1])
 		}
 		raw = next.String()
-		if resp.StatusCode == http.StatusSeeOther || (resp.StatusCode != http.StatusTemporaryRedirect && resp.StatusCode != http.StatusPermanentRedirect && method == http.MethodPost) {
+		// 301, 302 and 303 turn every method but GET and HEAD into a GET
+		// without a body, as browsers and Go's own client do; only 307
+		// and 308 replay the method and body (and only to the same origin).
+		if resp.StatusCode != http.StatusTemporaryRedirect && resp.StatusCode != http.StatusPermanentRedirect && method != http.MethodGet && method != http.MethodHead {
 			method, body = http.MethodGet, nil
 			header.Del("Content-Type")
 		}
@@ -146,10 +158,15 @@ func isRedirect(status int) bool {
 	return false
 }
 
-// crossHostHeader keeps only content negotiation headers when a redirect
-// leaves the first host: credentials and integration secrets set for one
-// host must never reach another.
-func crossHostHeader(h http.Header) http.Header {
+// originOf is a decision's scheme://host:port.
+func originOf(d *Decision) string {
+	return d.URL.Scheme + "://" + net.JoinHostPort(d.Host, strconv.Itoa(int(d.Port)))
+}
+
+// crossOriginHeader keeps only content negotiation headers when a redirect
+// leaves the first origin: credentials and integration secrets set for one
+// origin must never reach another, nor the same host over plain HTTP.
+func crossOriginHeader(h http.Header) http.Header {
 	out := http.Header{}
 	for _, k := range []string{"Accept", "Accept-Language", "Content-Type"} {
 		if v, ok := h[k]; ok {

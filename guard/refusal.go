@@ -55,6 +55,7 @@ const (
 	ReasonBrowser         Reason = "browser"             // the screenshot browser failed
 	ReasonUnknownTool     Reason = "unknown_integration" // no integration has that name
 	ReasonBadParams       Reason = "bad_params"          // an integration's parameters are missing or mistyped
+	ReasonCrossOriginBody Reason = "cross_origin_body"   // a 307/308 would carry a body to another origin
 )
 
 // Reasons lists every reason, for filters, documentation and the test that
@@ -64,7 +65,7 @@ var Reasons = []Reason{
 	ReasonBadPort, ReasonPort, ReasonNotAllowlisted, ReasonInternalName, ReasonMetadata, ReasonInternalAddress,
 	ReasonDNS, ReasonConnect, ReasonConnectCheck, ReasonRedirects, ReasonBadRedirect, ReasonTimeout,
 	ReasonDeclaredSize, ReasonStreamedSize, ReasonContentType, ReasonReadsPerTurn, ReasonProxyAuth, ReasonBadStart,
-	ReasonBadSize, ReasonBrowser, ReasonUnknownTool, ReasonBadParams,
+	ReasonBadSize, ReasonBrowser, ReasonUnknownTool, ReasonBadParams, ReasonCrossOriginBody,
 }
 
 // Refusal is a refused or failed outbound request, as a value. Its Message
