@@ -1,6 +1,7 @@
 package web
 
 import (
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"math"
@@ -50,7 +51,7 @@ func (t *SetupToken) Value() string {
 
 func (t *SetupToken) matches(v string) bool {
 	tok := t.Value()
-	return tok != "" && v == tok
+	return tok != "" && subtle.ConstantTimeCompare([]byte(v), []byte(tok)) == 1
 }
 
 func (t *SetupToken) use() {

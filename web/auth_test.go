@@ -87,7 +87,7 @@ func TestSignInSignOutAndWrongPassword(t *testing.T) {
 }
 
 func TestOpenRedirectAfterSignInIsRefused(t *testing.T) {
-	for _, next := range []string{"https://evil.example/", "//evil.example/", "/\\evil.example"} {
+	for _, next := range []string{"https://evil.example/", "//evil.example/", "/\\evil.example", "/\t/evil.example/", "/\n/evil.example", "/\r//evil.example", "/\\/evil.example", "javascript:alert(1)", "/ok\t"} {
 		if got := safeNext(next); got != "/integrations" {
 			t.Fatalf("safeNext(%q) = %q", next, got)
 		}

@@ -61,10 +61,27 @@ func (s *Server) takeFlash(c echo.Context) views.Flash {
 // redirect finishes a POST: Post/Redirect/Get, so a reload never resubmits.
 func redirect(c echo.Context, to string) error { return c.Redirect(http.StatusSeeOther, to) }
 
-// safeNext keeps a post-login redirect on this site.
+// safeNext keeps a post-login redirect on this site. Browsers drop tabs
+// and line breaks from a Location and read a backslash as a slash, so
+// "/\t/evil.example" would leave the site: the check runs on the URL as
+// a browser will read it, and only a plain path (and query) passes.
 func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/integrations"
+	const home = "/integrations"
+	cleaned := strings.Map(func(r rune) rune {
+		switch r {
+		case '\t', '\r', '\n':
+			return -1
+		case '\\':
+			return '/'
+		}
+		return r
+	}, next)
+	if cleaned != next || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		return home
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || strings.ContainsAny(next, "\x00") {
+		return home
 	}
 	return next
 }
