@@ -133,15 +133,16 @@ func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bo
 		return c, true
 	case errors.Is(err, ErrProxyCredential):
 		if log, left := p.authLog.admit(r.RemoteAddr, p.g.now()); log {
-			raw, host, port := requestTarget(r)
-			msg := "The proxy credential was wrong: " + err.Error() + "."
+			// The row names only the source: the URL and host of a request
+			// that never authenticated are the sender's words, not facts.
+			msg := "A request from " + r.RemoteAddr + " carried a wrong proxy credential: " + err.Error() + "."
 			if left > 0 {
-				msg += fmt.Sprintf(" %d more attempts from %s in the last minute were not logged.", left, r.RemoteAddr)
+				msg += fmt.Sprintf(" %d more wrong credentials in the last minute were not logged.", left)
 			}
 			p.g.Report(WithCaller(r.Context(), Caller{Tool: "proxy"}), &Refusal{
-				Code: CodeForbidden, Reason: ReasonProxyAuth, URL: raw, Host: host,
-				Message: msg, Fix: "Give the client a current credential. " + p.opts.AuthHint,
-			}, port, nil)
+				Code: CodeForbidden, Reason: ReasonProxyAuth, Message: msg,
+				Fix: "Give the client a current credential. " + p.opts.AuthHint,
+			}, 0, nil)
 		}
 		p.challenge(w, "The proxy credential was wrong: "+err.Error()+".")
 	default:
