@@ -1,6 +1,8 @@
 package web
 
 import (
+	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -99,7 +101,12 @@ func readIntegrationForm(c echo.Context, old models.Integration) integrationInpu
 		in.def.Headers = append(in.def.Headers, tools.IntegrationHeader{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
 	}
 
+	// A stored secret was typed for one origin. If the URL now points at
+	// another (scheme, host or port), keeping it would let anyone who can
+	// edit the integration send it to a server of their choice and read it
+	// back with Test: the admin must type it again.
 	stored := map[string]string{}
+	moved := old.URLTemplate != "" && templateOrigin(old.URLTemplate) != templateOrigin(f.URL)
 	for _, h := range old.Headers {
 		if h.Secret {
 			stored[h.Name] = h.Value
@@ -115,6 +122,11 @@ func readIntegrationForm(c echo.Context, old models.Integration) integrationInpu
 			continue
 		}
 		_, wasStored := stored[orig]
+		if value == "" && wasStored && moved {
+			f.Errors["url"] = fmt.Sprintf("The URL now points at %s instead of %s, and stored secrets are only sent where they were typed for. Type each secret header again below, or remove it.",
+				templateOrigin(f.URL), templateOrigin(old.URLTemplate))
+			wasStored = false
+		}
 		f.Secrets = append(f.Secrets, views.SecretRow{Name: name, Stored: wasStored})
 		if value == "" && wasStored {
 			in.kept[name] = stored[orig]
@@ -145,6 +157,20 @@ func readIntegrationForm(c echo.Context, old models.Integration) integrationInpu
 		f.Errors["name"] = "The name new is kept for the page that creates integrations. Choose another name."
 	}
 	return in
+}
+
+// templateOrigin is a URL template's scheme://host:port, the only part no
+// parameter can change.
+func templateOrigin(tmpl string) string {
+	u, err := url.Parse(tmpl)
+	if err != nil {
+		return tmpl
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // seal returns the row to store: new secret values sealed, kept ones as

@@ -129,6 +129,20 @@ func TestIntegrationCreateEditAndSecrets(t *testing.T) {
 			t.Fatalf("update audit: %+v", recs[0])
 		}
 	})
+	t.Run("a kept secret does not follow the URL to another origin", func(t *testing.T) {
+		f := orderForm("https://collector.example.net")
+		f.Set("secret_value_0", "")
+		f.Set("secret_orig_0", "Authorization")
+		rev, _ := h.store.Version(ctx, models.SectionIntegrations)
+		f.Set("revision", strconv.FormatInt(rev, 10))
+		p := ada.post("/integrations/http/order_status", f)
+		if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, "stored secrets are only sent where they were typed for") {
+			t.Fatalf("moving the URL with a kept secret: %d", p.status)
+		}
+		if got, _ := h.store.IntegrationByName(ctx, "order_status"); got.URLTemplate == "https://collector.example.net/orders/{id}?fields={fields}" || got.Headers[1].Value != sealed {
+			t.Fatalf("the integration changed: %+v", got)
+		}
+	})
 	t.Run("stale revision keeps the input", func(t *testing.T) {
 		f := orderForm(svc.URL)
 		f.Set("secret_orig_0", "Authorization")
