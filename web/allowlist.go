@@ -92,7 +92,7 @@ func (st allowlistState) card(canEdit bool) views.EgressCard {
 		c.Entries = append(c.Entries, views.AllowRow{
 			Entry: r.Entry, Scope: entryScope(e, ports), Note: r.Note,
 			AddedBy: r.AddedBy, AddedAt: r.CreatedAt,
-			Confirm: removeQuestion(e, ports) + lastEntryWarning(len(st.rows), ports),
+			Confirm: removeQuestion(e, ports, len(st.rows)),
 		})
 	}
 	return c

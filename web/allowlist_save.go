@@ -169,11 +169,8 @@ func (s *Server) removeAllowlist(c echo.Context) error {
 	ports := openPorts(st.settings)
 	if c.FormValue("confirmed") != "yes" {
 		confirm := views.RemoveConfirm{
-			Entry: row.Entry, Consequence: "Agents will no longer reach " + entryScope(entry, ports) + ".",
+			Entry: row.Entry, Consequence: removeConsequence(entry, ports, len(st.rows)), Last: len(st.rows) == 1,
 			Note: row.Note, AddedBy: row.AddedBy, AddedAt: row.CreatedAt, Revision: st.revision,
-		}
-		if len(st.rows) == 1 {
-			confirm.Last = publicWebAgain(ports)
 		}
 		return render(c, http.StatusOK, views.ConfirmRemove(s.shell(c, "Remove "+row.Entry, "integrations"), confirm))
 	}
@@ -189,10 +186,7 @@ func (s *Server) removeAllowlist(c echo.Context) error {
 	}
 	u := userOf(c)
 	s.audit(c, models.Audit{Actor: u.Name, Action: "allowlist.remove", Target: row.Entry, Before: entryWithNote(row.Entry, row.Note)})
-	msg := "Removed " + row.Entry + ". Agents can no longer reach " + entryScope(entry, ports) + "."
-	if len(st.rows) == 1 {
-		msg += " The list is empty: the console is back on PUBLIC WEB."
-	}
+	msg := removedMessage(entry, ports, len(st.rows))
 	return s.reloadAndReturn(c, msg)
 }
 

@@ -268,45 +268,76 @@ func TestAllowlistAddIsAuditedAndEnforcedAtOnce(t *testing.T) {
 }
 
 func TestAllowlistRemoveAsksFirst(t *testing.T) {
-	h := newHarness(t)
-	ada := h.signedIn("ada", models.RoleAdmin)
-	addEntries(t, ada, "intranet.corp:8080", "wiki")
+	const lastTruth = "This is the last entry: removing it returns the console to PUBLIC WEB, where agents reach any public host, including intranet.corp if it is public."
+	tests := []struct {
+		name    string
+		entries []string // on the list before the remove
+		// consequence is what the question, the no-script page and the
+		// flash must say; wrong is what none of them may say.
+		consequence, flash, wrong string
+	}{
+		{
+			name: "one of two entries: agents lose it", entries: []string{"intranet.corp:8080", "status.example.com"},
+			consequence: "Agents will no longer reach intranet.corp on port 8080.",
+			flash:       "Removed intranet.corp:8080. Agents can no longer reach intranet.corp on port 8080.",
+			wrong:       "PUBLIC WEB",
+		},
+		{
+			name: "the last entry: agents gain every public host", entries: []string{"intranet.corp:8080"},
+			consequence: lastTruth,
+			flash:       "Removed intranet.corp:8080. It was the last entry: the console is back on PUBLIC WEB, where agents reach any public host, including intranet.corp if it is public.",
+			wrong:       "no longer reach",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			ada := h.signedIn("ada", models.RoleAdmin)
+			addEntries(t, ada, strings.Join(tt.entries, "\n"), "wiki")
 
-	p := ada.get("/integrations")
-	question, _ := p.doc.Find(`[data-testid="allow-entry"] form`).Attr("data-confirm")
-	if !strings.HasPrefix(question, "Remove intranet.corp:8080? Agents will no longer reach intranet.corp on port 8080.") || !strings.Contains(question, "PUBLIC WEB") {
-		t.Errorf("data-confirm = %q, want the entry, what stops, and the return to PUBLIC WEB", question)
-	}
+			p := ada.get("/integrations")
+			question, _ := p.doc.Find(`[data-testid="allow-entry"] form`).First().Attr("data-confirm")
+			if want := "Remove intranet.corp:8080? " + tt.consequence; question != want {
+				t.Errorf("data-confirm = %q, want %q", question, want)
+			}
 
-	// Without script: no confirmed=yes, so the server asks.
-	reloads := h.reloads.Load()
-	confirm := removeEntry(t, ada, "intranet.corp:8080", false)
-	if confirm.status != http.StatusOK || confirm.doc.Find(`[data-testid="remove-confirm"]`).Length() != 1 {
-		t.Fatalf("unconfirmed remove: status %d, want 200 and a confirmation page", confirm.status)
-	}
-	text := confirm.doc.Find(`[data-testid="remove-confirm"]`).Text()
-	for _, want := range []string{"Remove intranet.corp:8080?", "Agents will no longer reach intranet.corp on port 8080.", "goes back to PUBLIC WEB", "wiki"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("confirmation page lacks %q:\n%s", want, text)
-		}
-	}
-	if got := storedEntries(t, h); len(got) != 1 || h.reloads.Load() != reloads {
-		t.Fatalf("asking removed something: %v", got)
-	}
+			// Without script: no confirmed=yes, so the server asks.
+			reloads := h.reloads.Load()
+			confirm := removeEntry(t, ada, "intranet.corp:8080", false)
+			if confirm.status != http.StatusOK || confirm.doc.Find(`[data-testid="remove-confirm"]`).Length() != 1 {
+				t.Fatalf("unconfirmed remove: status %d, want 200 and a confirmation page", confirm.status)
+			}
+			text := confirm.doc.Find(`[data-testid="remove-confirm"]`).Text()
+			for _, want := range []string{"Remove intranet.corp:8080?", tt.consequence, "wiki"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("confirmation page lacks %q:\n%s", want, text)
+				}
+			}
+			if strings.Contains(text, tt.wrong) {
+				t.Errorf("confirmation page says %q, which is not what this remove does:\n%s", tt.wrong, text)
+			}
+			if got := storedEntries(t, h); len(got) != len(tt.entries) || h.reloads.Load() != reloads {
+				t.Fatalf("asking removed something: %v", got)
+			}
 
-	res := ada.post("/integrations/allowlist/remove", formValues(t, confirm, `[data-testid="remove-confirm"] form`))
-	if res.status != http.StatusSeeOther {
-		t.Fatalf("confirmed remove: status %d", res.status)
-	}
-	if got := storedEntries(t, h); len(got) != 0 {
-		t.Errorf("after confirming, the list is %v", got)
-	}
-	rm := auditOf(t, h, "allowlist.remove")
-	if len(rm) != 1 || rm[0].Target != "intranet.corp:8080" || rm[0].Before != "intranet.corp:8080 (note: wiki)" || rm[0].After != "" {
-		t.Errorf("remove audit = %+v, want before = entry with note, after empty", rm)
-	}
-	if h.reloads.Load() != reloads+1 {
-		t.Error("the remove did not reload the guard")
+			res := ada.post("/integrations/allowlist/remove", formValues(t, confirm, `[data-testid="remove-confirm"] form`))
+			if res.status != http.StatusSeeOther {
+				t.Fatalf("confirmed remove: status %d", res.status)
+			}
+			if got := storedEntries(t, h); len(got) != len(tt.entries)-1 || slices.Contains(got, "intranet.corp:8080") {
+				t.Errorf("after confirming, the list is %v", got)
+			}
+			if flash := ada.get("/integrations").doc.Find(`[data-testid="flash"]`).Text(); flash != tt.flash {
+				t.Errorf("flash = %q, want %q", flash, tt.flash)
+			}
+			rm := auditOf(t, h, "allowlist.remove")
+			if len(rm) != 1 || rm[0].Target != "intranet.corp:8080" || rm[0].Before != "intranet.corp:8080 (note: wiki)" || rm[0].After != "" {
+				t.Errorf("remove audit = %+v, want before = entry with note, after empty", rm)
+			}
+			if h.reloads.Load() != reloads+1 {
+				t.Error("the remove did not reload the guard")
+			}
+		})
 	}
 }
 

@@ -39,22 +39,32 @@ func entryScope(e guard.Entry, ports string) string {
 	return where + " on " + ports
 }
 
-// removeQuestion is the confirmation asked before removing e.
-func removeQuestion(e guard.Entry, ports string) string {
-	return "Remove " + e.String() + "? Agents will no longer reach " + entryScope(e, ports) + "."
+// removeQuestion is the confirmation asked before removing e. Removing
+// the last entry widens access rather than narrowing it, so the question
+// must not claim that agents lose e: they keep it, with every other public
+// host besides.
+func removeQuestion(e guard.Entry, ports string, listLen int) string {
+	return "Remove " + e.String() + "? " + removeConsequence(e, ports, listLen)
 }
 
-// lastEntryWarning is added to the question when the list has one entry
-// left: removing it widens access rather than narrowing it.
-func lastEntryWarning(listLen int, ports string) string {
-	if listLen != 1 {
-		return ""
+// removeConsequence says what removing e does to what agents reach.
+func removeConsequence(e guard.Entry, ports string, listLen int) string {
+	if listLen == 1 {
+		return lastEntryTruth(e)
 	}
-	return " " + publicWebAgain(ports)
+	return "Agents will no longer reach " + entryScope(e, ports) + "."
 }
 
-func publicWebAgain(ports string) string {
-	return "It is the last entry: the console goes back to PUBLIC WEB, where agents reach any public host on " + ports + "."
+func lastEntryTruth(e guard.Entry) string {
+	return "This is the last entry: removing it returns the console to PUBLIC WEB, where agents reach any public host, including " + e.Host() + " if it is public."
+}
+
+// removedMessage is the flash after e was removed from a list of listLen.
+func removedMessage(e guard.Entry, ports string, listLen int) string {
+	if listLen == 1 {
+		return "Removed " + e.String() + ". It was the last entry: the console is back on PUBLIC WEB, where agents reach any public host, including " + e.Host() + " if it is public."
+	}
+	return "Removed " + e.String() + ". Agents can no longer reach " + entryScope(e, ports) + "."
 }
 
 // addrView classifies one address for display.
