@@ -98,14 +98,25 @@ func (st allowlistState) card(canEdit bool) views.EgressCard {
 	return c
 }
 
-// egressPage is the page for the signed-in user: admins get the add form.
-func (s *Server) egressPage(c echo.Context, st allowlistState) views.EgressPage {
+// egressPage is the Integrations page for the signed-in user: admins get
+// the add form. Every state of the page (a test result, a rejected add, a
+// conflict, Allow this host, a remove confirmation) shows the HTTP
+// integrations summary too, so it is filled here and not per handler.
+func (s *Server) egressPage(c echo.Context, st allowlistState) (views.EgressPage, error) {
 	admin := userOf(c).admin()
 	p := views.EgressPage{Card: st.card(admin)}
 	if admin {
 		p.Form = &views.AllowForm{Revision: st.revision}
 	}
-	return p
+	rows, err := s.d.Store.ListIntegrations(c.Request().Context())
+	if err != nil {
+		return p, err
+	}
+	p.HTTP.Admin = admin
+	for _, r := range rows {
+		p.HTTP.Names = append(p.HTTP.Names, r.Name)
+	}
+	return p, nil
 }
 
 func (s *Server) renderEgress(c echo.Context, status int, p views.EgressPage) error {
@@ -117,14 +128,9 @@ func (s *Server) integrationsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := s.egressPage(c, st)
-	rows, err := s.d.Store.ListIntegrations(c.Request().Context())
+	p, err := s.egressPage(c, st)
 	if err != nil {
 		return err
-	}
-	p.HTTP.Admin = userOf(c).admin()
-	for _, r := range rows {
-		p.HTTP.Names = append(p.HTTP.Names, r.Name)
 	}
 	return s.renderEgress(c, http.StatusOK, p)
 }

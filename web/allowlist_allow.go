@@ -41,7 +41,10 @@ func (s *Server) allowFromRefusal(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := s.egressPage(c, st)
+	p, err := s.egressPage(c, st)
+	if err != nil {
+		return err
+	}
 	r, err := s.d.Store.RefusalByID(ctx, id)
 	if errors.Is(err, models.ErrNotFound) {
 		// Rendered here rather than returned: the central handler gives

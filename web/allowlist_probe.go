@@ -28,7 +28,10 @@ func (s *Server) testURL(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := s.egressPage(c, st)
+	p, err := s.egressPage(c, st)
+	if err != nil {
+		return err
+	}
 	raw := strings.TrimSpace(c.QueryParam("url"))
 	p.Test.URL = raw
 	if raw == "" {

@@ -106,7 +106,10 @@ func (s *Server) addConflict(c echo.Context, st allowlistState, f *views.AllowFo
 }
 
 func (s *Server) renderAddForm(c echo.Context, status int, st allowlistState, f *views.AllowForm, notice string) error {
-	p := s.egressPage(c, st)
+	p, err := s.egressPage(c, st)
+	if err != nil {
+		return err
+	}
 	p.Form, p.Notice = f, notice
 	return s.renderEgress(c, status, p)
 }
@@ -191,7 +194,10 @@ func (s *Server) removeAllowlist(c echo.Context) error {
 }
 
 func (s *Server) removeRefused(c echo.Context, st allowlistState, status int, notice string) error {
-	p := s.egressPage(c, st)
+	p, err := s.egressPage(c, st)
+	if err != nil {
+		return err
+	}
 	p.Notice = notice
 	return s.renderEgress(c, status, p)
 }
