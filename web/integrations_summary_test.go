@@ -57,7 +57,9 @@ func TestIntegrationsSummaryOnEveryPageState(t *testing.T) {
 		status int
 		load   func() page
 	}{
-		{"test a URL", http.StatusOK, func() page { return ada.get("/integrations/test?url=" + url.QueryEscape("https://status.example.com/")) }},
+		{"test a URL", http.StatusOK, func() page {
+			return ada.get("/integrations/test?url=" + url.QueryEscape("https://status.example.com/"))
+		}},
 		{"test an empty URL", http.StatusUnprocessableEntity, func() page { return ada.get("/integrations/test?url=") }},
 		{"rejected add", http.StatusUnprocessableEntity, func() page {
 			v := formValues(t, ada.get("/integrations"), `form[data-testid="allow-form"]`)
