@@ -210,7 +210,7 @@ func schemeMessage(scheme string) string {
 	if scheme == "" {
 		return "The URL has no scheme; only http and https URLs can be opened."
 	}
-	return fmt.Sprintf("Only http and https URLs can be opened, not %s:.", scheme)
+	return fmt.Sprintf("Only http and https URLs can be opened, not %s URLs.", scheme)
 }
 
 // parsePort returns the port of a URL, defaulting by scheme.

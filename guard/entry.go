@@ -124,7 +124,7 @@ func ParseEntry(s string) (Entry, error) {
 		rest = rest[2:]
 	}
 	if strings.Contains(rest, "*") {
-		return bad("a * may only stand at the start, as *.", "write *.example.com to allow example.com and every name under it")
+		return bad("a * may only stand at the start of the entry", "write *.example.com to allow example.com and every name under it")
 	}
 	hostPart, portPart, hasPort, perr := splitEntryPort(rest)
 	if perr != "" {

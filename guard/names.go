@@ -45,11 +45,11 @@ func classifyName(name string) nameClass {
 		return nameClass{internal: true, metadata: true, why: "the name of the " + what}
 	}
 	if name == "localhost" {
-		return nameClass{internal: true, why: "the loopback name localhost"}
+		return nameClass{internal: true, why: "the loopback name"}
 	}
 	for _, suffix := range internalSuffixes {
 		if strings.HasSuffix(name, suffix) {
-			return nameClass{internal: true, why: "an internal name under " + suffix[1:]}
+			return nameClass{internal: true, why: "an internal name under " + suffix}
 		}
 	}
 	if !strings.Contains(name, ".") {

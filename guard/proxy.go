@@ -135,7 +135,7 @@ func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bo
 		if log, left := p.authLog.admit(r.RemoteAddr, p.g.now()); log {
 			// The row names only the source: the URL and host of a request
 			// that never authenticated are the sender's words, not facts.
-			msg := "A request from " + r.RemoteAddr + " carried a wrong proxy credential: " + err.Error() + "."
+			msg := "A request from " + r.RemoteAddr + " carried a proxy credential that is unknown or revoked."
 			if left > 0 {
 				msg += fmt.Sprintf(" %d more wrong credentials in the last minute were not logged.", left)
 			}
@@ -144,7 +144,7 @@ func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bo
 				Fix: "Give the client a current credential. " + p.opts.AuthHint,
 			}, 0, nil)
 		}
-		p.challenge(w, "The proxy credential was wrong: "+err.Error()+".")
+		p.challenge(w, "The proxy credential is unknown or revoked.")
 	default:
 		writeText(w, http.StatusServiceUnavailable, "The proxy could not check the credential: "+err.Error()+".\nFix: Try again; if it persists, check the proxy's log.\n")
 	}

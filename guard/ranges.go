@@ -69,8 +69,8 @@ var refusedInsideV6 = []addrRange{
 // outsideV6 names well-known blocks outside 2000::/3. Every other address
 // outside 2000::/3 is refused too, under outsideV6Name.
 var outsideV6 = []addrRange{
-	row("::1/128", "IPv6 loopback ::1", KindLoopback),
-	row("::/128", "unspecified address ::", KindSpecial),
+	row("::1/128", "IPv6 loopback range ::1/128", KindLoopback),
+	row("::/128", "unspecified range ::/128", KindSpecial),
 	row("::ffff:0:0/96", "IPv4-mapped range ::ffff:0:0/96", KindSpecial),
 	row("::ffff:0:0:0/96", "IPv4-translated range ::ffff:0:0:0/96", KindSpecial),
 	row("::/96", "IPv4-compatible range ::/96", KindSpecial),

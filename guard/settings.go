@@ -73,11 +73,12 @@ func (s *Settings) portOpen(port uint16) bool {
 	return port == 80 || port == 443 || slices.Contains(s.ExtraPorts, port)
 }
 
-// openPorts describes the open ports for a refusal message.
+// openPorts describes the open ports for a refusal message: "80 and 443",
+// "80, 443 and 8080".
 func (s *Settings) openPorts() string {
 	ports := []string{"80", "443"}
 	for _, p := range s.ExtraPorts {
 		ports = append(ports, fmt.Sprint(p))
 	}
-	return strings.Join(ports, ", ")
+	return strings.Join(ports[:len(ports)-1], ", ") + " and " + ports[len(ports)-1]
 }

@@ -134,7 +134,9 @@ func decodeFetchRequest(w http.ResponseWriter, r *http.Request) (fetchRequest, e
 // content types, oversized bodies and trailing values, each with a fix
 // that shows example.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any, example string) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+	// curl -d sends application/x-www-form-urlencoded unless told
+	// otherwise; the body is read as JSON either way.
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
 		return &APIError{Status: http.StatusUnsupportedMediaType, Code: "bad_content_type",
 			Message: fmt.Sprintf("The body is %s, not JSON.", ct), Fix: "Send Content-Type: application/json."}
 	}
@@ -145,16 +147,58 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, example string) e
 		if errors.As(err, &mbe) {
 			return &APIError{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "The body is over 64 KB.", Fix: "Send a body like " + example + "."}
 		}
-		msg := "The body is not valid JSON: " + err.Error() + "."
-		if errors.Is(err, io.EOF) {
-			msg = "The body is empty."
-		}
-		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: msg, Fix: "Send a JSON object such as " + example + "."}
+		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: jsonProblem(err), Fix: "Send a JSON object such as " + example + "."}
 	}
 	if dec.More() {
 		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body holds more than one JSON value.", Fix: "Send one JSON object."}
 	}
 	return nil
+}
+
+// jsonProblem says what is wrong with a body in the API's terms, not in
+// Go's ("cannot unmarshal number into Go struct field fetchRequest.url").
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "The body is empty."
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Sprintf("The field %s must be %s, not %s.", te.Field, jsonKind(te.Type.Kind().String()), withArticle(te.Value))
+	case errors.As(err, &te):
+		return fmt.Sprintf("The body must be a JSON object, not %s.", withArticle(te.Value))
+	case errors.As(err, &se):
+		return fmt.Sprintf("The body is not valid JSON (at byte %d: %s).", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "The body has an unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ") + "."
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "The body ends in the middle of a JSON value."
+	}
+	return "The body is not valid JSON: " + strings.TrimPrefix(err.Error(), "json: ") + "."
+}
+
+// withArticle puts "a" or "an" before a JSON type name.
+func withArticle(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "int", "int64", "int32":
+		return "a whole number"
+	case "bool":
+		return "true or false"
+	case "map", "struct":
+		return "an object"
+	case "slice":
+		return "a list"
+	}
+	return "a " + goKind
 }
 
 // toolAPI wraps a tool's handler with the API's method and token checks.

@@ -169,8 +169,18 @@ func checkHeader(h IntegrationHeader) *IntegrationError {
 		return &IntegrationError{Problem: "the value of " + name + " holds a line break or control character", Fix: "write the value on one line"}
 	case h.Secret && h.Value == "":
 		return &IntegrationError{Problem: "the secret header " + name + " has no value", Fix: "type its value, or remove the header"}
+	case !h.Secret && credentialHeader(name):
+		return &IntegrationError{Problem: "the header " + name + " looks like a credential, and plain headers are shown to every console user and kept in the audit trail",
+			Fix: "move it under Secret headers, where it is encrypted and never shown again"}
 	}
 	return nil
+}
+
+// credentialHeader reports header names that carry secrets by convention.
+func credentialHeader(name string) bool {
+	n := strings.ToLower(name)
+	return n == "authorization" || n == "x-auth" || strings.HasSuffix(n, "-key") || strings.HasSuffix(n, "-token") ||
+		strings.HasSuffix(n, "-secret") || strings.HasSuffix(n, "-password") || strings.HasSuffix(n, "apikey") || n == "x-api-key"
 }
 
 // placeholderAt reports the parameter name of a {name} placeholder that

@@ -59,6 +59,10 @@ func TestIntegrationValidate(t *testing.T) {
 			in.Body = `{"expand": {expand}, "note": "Ticket {order_id}"}`
 		}, "", ""},
 		{"host header", func(in *Integration) { in.Headers = []IntegrationHeader{{Name: "Host", Value: "evil.example"}} }, "headers", "set by Outbound itself"},
+		{"credential in a plain header", func(in *Integration) {
+			in.Headers = []IntegrationHeader{{Name: "Authorization", Value: "Bearer abc"}}
+		}, "headers", "looks like a credential"},
+		{"api key in a plain header", func(in *Integration) { in.Headers = []IntegrationHeader{{Name: "X-Api-Key", Value: "k"}} }, "headers", "Secret headers"},
 		{"bad header name", func(in *Integration) { in.Headers = []IntegrationHeader{{Name: "X Token", Value: "a"}} }, "headers", "not a valid header name"},
 		{"header line break", func(in *Integration) { in.Headers = []IntegrationHeader{{Name: "X-Token", Value: "a\r\nHost: evil"}} }, "headers", "line break"},
 		{"empty secret", func(in *Integration) {

@@ -199,6 +199,15 @@ func TestFetchAPI(t *testing.T) {
 	if status != 200 || out["ok"] != false || errObj["code"] != "forbidden" || !strings.Contains(errObj["fix"].(string), "Outbound web access") {
 		t.Fatalf("refusal is a 200 with ok:false: %d %v", status, out)
 	}
+	// curl -d sends a form content type by default; the JSON body is read all the same.
+	req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"url":"http://status.example.com/"}`))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Authorization", "Bearer secret-token")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("curl -d without a JSON content type: %v %v", err, resp)
+	} else {
+		resp.Body.Close()
+	}
 	ev := e.Reports()
 	if len(ev) != 1 || ev[0].Caller.Agent != "helpdesk-bot" || ev[0].Caller.Thread != "T-9" || ev[0].Refusal.URL != "http://10.0.0.8:8080/admin" {
 		t.Fatalf("refusal log entry: %+v", ev)
@@ -213,6 +222,8 @@ func TestFetchAPI(t *testing.T) {
 		{"malformed", "POST", "secret-token", `{"url":`, 400, "bad_request"},
 		{"empty", "POST", "secret-token", ``, 400, "bad_request"},
 		{"unknown field", "POST", "secret-token", `{"url":"http://x.example/","depth":3}`, 400, "bad_request"},
+		{"wrong type", "POST", "secret-token", `{"url":42}`, 400, "bad_request"},
+		{"not an object", "POST", "secret-token", `["http://x.example/"]`, 400, "bad_request"},
 		{"no url", "POST", "secret-token", `{"start":3}`, 400, "bad_request"},
 		{"wrong method", "GET", "secret-token", ``, 405, "method_not_allowed"},
 	}
@@ -222,6 +233,14 @@ func TestFetchAPI(t *testing.T) {
 			e, _ := out["error"].(map[string]any)
 			if status != tt.status || e["code"] != tt.code || e["message"] == "" || e["fix"] == "" {
 				t.Fatalf("got %d %v, want %d %s with message and fix", status, out, tt.status, tt.code)
+			}
+			if msg, _ := e["message"].(string); strings.Contains(msg, "Go struct") || strings.Contains(msg, "json:") {
+				t.Fatalf("the message leaks Go's wording: %q", msg)
+			}
+			want := map[string]string{"wrong type": "The field url must be a string, not a number.", "unknown field": `The body has an unknown field "depth".`,
+				"not an object": "The body must be a JSON object, not an array."}[tt.name]
+			if want != "" && e["message"] != want {
+				t.Fatalf("message %q, want %q", e["message"], want)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,12 +61,12 @@ var SettingDefs = []SettingDef{
 			s.Guard.Timeout = d
 			return err
 		},
-		func(s *Settings) string { return s.Guard.Timeout.String() }},
+		func(s *Settings) string { return formatDuration(s.Guard.Timeout) }},
 	{"max_bytes", "Max bytes", "The largest response body that is read. Write bytes, or a size like 2MB or 512KB (1 KB = 1024 bytes).",
 		func(s *Settings, v string) error {
 			n, err := parseSize(v)
 			if err == nil && (n < guard.MinMaxBytes || n > guard.MaxMaxBytes) {
-				err = fmt.Errorf("%s is outside 1KB–1024MB; choose a size such as 2MB", v)
+				err = fmt.Errorf("%s is outside 1KB–1GB; choose a size such as 2MB", v)
 			}
 			s.Guard.MaxBytes = n
 			return err
@@ -108,7 +109,7 @@ var SettingDefs = []SettingDef{
 			s.CacheTTL = d
 			return err
 		},
-		func(s *Settings) string { return s.CacheTTL.String() }},
+		func(s *Settings) string { return formatDuration(s.CacheTTL) }},
 	{"screenshot_max_width", "Screenshot max width", "The widest viewport take_screenshot accepts, in pixels.",
 		func(s *Settings, v string) error { return parseInt(v, 320, 3840, "1920", &s.ShotMaxWidth) },
 		func(s *Settings) string { return strconv.Itoa(s.ShotMaxWidth) }},
@@ -216,6 +217,19 @@ func parseDuration(v string, lo, hi time.Duration, example string) (time.Duratio
 	return d, nil
 }
 
+// formatDuration prints a duration the way people write it: 15s, 5m,
+// 1m30s, 1h, rather than Go's 5m0s.
+func formatDuration(d time.Duration) string {
+	out := d.String()
+	if strings.HasSuffix(out, "m0s") {
+		out = strings.TrimSuffix(out, "0s")
+	}
+	if strings.HasSuffix(out, "h0m") {
+		out = strings.TrimSuffix(out, "0m")
+	}
+	return out
+}
+
 func parseInt(v string, lo, hi int, example string, into *int) error {
 	n, err := strconv.Atoi(v)
 	if err != nil {
@@ -231,23 +245,29 @@ func parseInt(v string, lo, hi int, example string, into *int) error {
 func parseSize(v string) (int64, error) {
 	u := strings.ToUpper(strings.ReplaceAll(v, " ", ""))
 	mult := int64(1)
-	switch {
-	case strings.HasSuffix(u, "MB"):
-		mult, u = 1<<20, strings.TrimSuffix(u, "MB")
-	case strings.HasSuffix(u, "KB"):
-		mult, u = 1<<10, strings.TrimSuffix(u, "KB")
-	case strings.HasSuffix(u, "B"):
-		u = strings.TrimSuffix(u, "B")
+	for _, unit := range []struct {
+		suffix string
+		mult   int64
+	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(u, unit.suffix) {
+			mult, u = unit.mult, strings.TrimSuffix(u, unit.suffix)
+			break
+		}
 	}
 	n, err := strconv.ParseInt(u, 10, 64)
 	if err != nil || n < 0 {
 		return 0, fmt.Errorf("%q is not a size; write bytes, or a size like 2MB or 512KB", v)
+	}
+	if n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%s is far over the 1GB limit; choose a size such as 2MB", v)
 	}
 	return n * mult, nil
 }
 
 func formatSize(n int64) string {
 	switch {
+	case n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + "GB"
 	case n%(1<<20) == 0:
 		return strconv.FormatInt(n>>20, 10) + "MB"
 	case n%(1<<10) == 0:

@@ -17,7 +17,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 		got.ReadsPerTurn != d.ReadsPerTurn || got.CacheTTL != d.CacheTTL || got.Guard.UserAgent != d.Guard.UserAgent {
 		t.Fatalf("round trip changed settings: %+v vs %+v", got, d)
 	}
-	if v := d.Values(); v["max_bytes"] != "2MB" || v["timeout"] != "15s" || v["ports"] != "" || v["page_chars"] != "6000" {
+	if v := d.Values(); v["max_bytes"] != "2MB" || v["timeout"] != "15s" || v["ports"] != "" || v["page_chars"] != "6000" || v["cache_ttl"] != "5m" {
 		t.Fatalf("default values: %v", v)
 	}
 }
@@ -25,7 +25,10 @@ func TestSettingsRoundTrip(t *testing.T) {
 func TestNormalizeSetting(t *testing.T) {
 	tests := []struct{ key, in, want string }{
 		{"timeout", "30s", "30s"},
-		{"timeout", " 1m ", "1m0s"},
+		{"timeout", " 1m ", "1m"},
+		{"timeout", "90s", "1m30s"},
+		{"cache_ttl", "1h", "1h"},
+		{"max_bytes", "1GB", "1GB"},
 		{"max_bytes", "512kb", "512KB"},
 		{"max_bytes", "3145728", "3MB"},
 		{"max_bytes", "5000", "5000"},
@@ -51,7 +54,9 @@ func TestSettingErrorsNameTheProblemAndTheFix(t *testing.T) {
 		{"timeout", "15", "15 has no unit; write 15s for seconds"},
 		{"timeout", "10m", "outside 1s–5m0s"},
 		{"max_bytes", "lots", "not a size; write bytes, or a size like 2MB"},
-		{"max_bytes", "10", "outside 1KB–1024MB"},
+		{"max_bytes", "10", "outside 1KB–1GB"},
+		{"max_bytes", "2GB", "outside 1KB–1GB"},
+		{"max_bytes", "17592186044418MB", "far over the 1GB limit"},
 		{"page_chars", "many", "not a whole number"},
 		{"page_chars", "10", "outside 500–100000"},
 		{"redirects", "50", "outside 0–20"},
