@@ -116,6 +116,12 @@ func (s *Server) integrationUpdate(c echo.Context) error {
 	}
 	in := readIntegrationForm(c, old)
 	in.form.OriginalName = old.Name
+	in.form.ConfirmRename = c.FormValue("confirm_rename") == "yes"
+	if in.form.Name != old.Name && !in.form.ConfirmRename {
+		if _, taken := in.form.Errors["name"]; !taken {
+			in.form.Errors["name"] = renameWarning(old.Name) + " Tick Rename " + old.Name + " below to confirm."
+		}
+	}
 	if len(in.form.Errors) > 0 {
 		return s.renderIntegrationForm(c, http.StatusUnprocessableEntity, in.form)
 	}
@@ -127,7 +133,11 @@ func (s *Server) integrationUpdate(c echo.Context) error {
 		return s.integrationSaveFailed(c, in.form, err)
 	}
 	s.audit(c, models.Audit{Actor: userOf(c).Name, Action: "integration.update", Target: row.Name, Before: describeIntegration(old), After: describeIntegration(row)})
-	return s.integrationSaved(c, row.Name, "Integration "+row.Name+" saved. Agents see the change now.")
+	msg := "Integration " + row.Name + " saved. Agents see the change now."
+	if row.Name != old.Name {
+		msg = "Integration " + old.Name + " renamed to " + row.Name + " and saved. Agents must call it " + row.Name + " now."
+	}
+	return s.integrationSaved(c, row.Name, msg)
 }
 
 func (s *Server) integrationDelete(c echo.Context) error {
@@ -221,11 +231,17 @@ func parseRevision(v string) (int64, error) {
 	return rev, nil
 }
 
-// describeIntegration is the audit trail's text for an integration. A
+// renameWarning is what a rename costs: agents know a tool by its name.
+func renameWarning(oldName string) string {
+	return "Agents calling " + oldName + " will get an unknown-integration error until they use the new name."
+}
+
+// describeIntegration is the audit trail's text for an integration. It
+// starts with the name, so a rename reads as one in before → after. A
 // secret header shows as "(secret)", never its value, sealed or not.
 func describeIntegration(r models.Integration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", r.Method, r.URLTemplate)
+	fmt.Fprintf(&b, "name %s\n%s %s", r.Name, r.Method, r.URLTemplate)
 	for _, h := range r.Headers {
 		b.WriteString("\nheader " + describeHeader(h))
 	}

@@ -18,6 +18,15 @@
     marker.value = "yes";
     form.appendChild(marker);
   });
+  // Renaming an integration: show the warning (and its confirm box) as
+  // soon as the name differs from the stored one, not only after a save.
+  document.addEventListener("input", function (ev) {
+    var input = ev.target;
+    if (input.name !== "name" || !input.form) return;
+    var warning = input.form.querySelector("[data-rename-from]");
+    if (!warning) return;
+    warning.hidden = input.value.trim() === warning.getAttribute("data-rename-from");
+  });
   // A "copy" button next to a token or command copies it.
   document.addEventListener("click", function (ev) {
     var btn = ev.target.closest("[data-copy]");
