@@ -109,6 +109,12 @@ func (s *Server) setupPage(c echo.Context) error {
 	if !s.d.Setup.matches(c.QueryParam("token")) {
 		return echo.NewHTTPError(http.StatusNotFound)
 	}
+	// A user added from the command line (a support user, say) ends
+	// first-run setup: CreateFirstAdmin would refuse, so the form is not
+	// offered. The token is left as it is: a GET changes nothing.
+	if done, err := s.usersExist(c); err != nil || done {
+		return err
+	}
 	return render(c, http.StatusOK, views.Setup(views.SetupForm{CSRF: csrfToken(c), Token: c.QueryParam("token")}))
 }
 
@@ -116,6 +122,12 @@ func (s *Server) setup(c echo.Context) error {
 	token := c.FormValue("token")
 	if !s.d.Setup.matches(token) {
 		return echo.NewHTTPError(http.StatusNotFound, "This setup link was already used or is wrong. Sign in, or create an admin with `console user add --role admin NAME`.")
+	}
+	if done, err := s.usersExist(c); err != nil || done {
+		if done {
+			s.d.Setup.use()
+		}
+		return err
 	}
 	name, pw, pw2 := strings.TrimSpace(c.FormValue("name")), c.FormValue("password"), c.FormValue("password2")
 	errs := map[string]string{}
@@ -135,8 +147,9 @@ func (s *Server) setup(c echo.Context) error {
 	u, err := s.d.Store.CreateFirstAdmin(c.Request().Context(), name, string(hash))
 	if err != nil {
 		if errors.Is(err, models.ErrDuplicate) {
+			// A user was added between the check above and this write.
 			s.d.Setup.use()
-			return echo.NewHTTPError(http.StatusConflict, "Setup is already done. Sign in instead.")
+			return render(c, http.StatusConflict, views.SetupDone())
 		}
 		return err
 	}
@@ -147,6 +160,20 @@ func (s *Server) setup(c echo.Context) error {
 	}
 	s.flash(c, "ok", "Welcome, "+u.Name+". You are the first admin.")
 	return redirect(c, "/integrations")
+}
+
+// usersExist answers a setup request when any user exists, with the page
+// that says how to add an admin instead, and reports whether it did.
+func (s *Server) usersExist(c echo.Context) (bool, error) {
+	n, err := s.d.Store.CountUsers(c.Request().Context())
+	if err != nil || n == 0 {
+		return false, err
+	}
+	status := http.StatusOK
+	if c.Request().Method == http.MethodPost {
+		status = http.StatusConflict
+	}
+	return true, render(c, status, views.SetupDone())
 }
 
 func (s *Server) accountPage(c echo.Context) error {
