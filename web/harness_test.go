@@ -41,6 +41,13 @@ const testPassword = "correct horse battery"
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessWith(t, nil)
+}
+
+// newHarnessWith is newHarness with a chance to add to the server's Deps
+// (a metrics handler, tool APIs) before it starts.
+func newHarnessWith(t *testing.T, more func(*Deps)) *harness {
+	t.Helper()
 	store, err := models.Open(filepath.Join(t.TempDir(), "console.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +57,7 @@ func newHarness(t *testing.T) *harness {
 	h.guard = guard.New(guard.Options{Resolver: h.resolver})
 	t.Cleanup(h.guard.Close)
 	h.setup, _ = NewSetupToken()
-	srv := New(Deps{
+	d := Deps{
 		Store: store, Guard: h.guard, Setup: h.setup,
 		Settings: func() tools.Settings {
 			values, _ := store.Settings(context.Background())
@@ -59,8 +66,11 @@ func newHarness(t *testing.T) *harness {
 		},
 		Reload: func(ctx context.Context) error { h.reloads.Add(1); return h.reload(ctx) },
 		Log:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	h.srv = httptest.NewServer(srv)
+	}
+	if more != nil {
+		more(&d)
+	}
+	h.srv = httptest.NewServer(New(d))
 	t.Cleanup(h.srv.Close)
 	return h
 }

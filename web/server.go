@@ -91,6 +91,8 @@ func New(d Deps) *Server {
 	for name, h := range d.ToolAPIs {
 		e.Any("/api/v1/tools/"+name, echo.WrapHandler(h))
 	}
+	// Any other /api/ path is a JSON 404, outside the CSRF group below.
+	e.Any("/api/*", s.apiNotFound)
 
 	// Everything below is the browser console: CSRF on every form, and a
 	// session on every route except sign-in and setup.
