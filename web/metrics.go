@@ -77,6 +77,11 @@ func (s *Server) requireScraper(next echo.HandlerFunc) echo.HandlerFunc {
 		if userOf(c).admin() {
 			return next(c)
 		}
+		// A signed-in support user is known: asking them to sign in would
+		// send them round in a circle.
+		if userOf(c) != nil && !hasBearer(c) {
+			return echo.NewHTTPError(http.StatusForbidden, "Only admins (or an agent token) can read /metrics.")
+		}
 		fields := strings.Fields(c.Request().Header.Get("Authorization"))
 		if len(fields) == 2 && strings.EqualFold(fields[0], "bearer") {
 			if _, err := s.d.Store.FindActiveToken(c.Request().Context(), tools.HashToken(fields[1])); err == nil {
@@ -88,4 +93,9 @@ func (s *Server) requireScraper(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="outbound"`)
 		return echo.NewHTTPError(http.StatusUnauthorized, "Reading /metrics needs an agent's API token (Authorization: Bearer …, e.g. a Prometheus bearer_token) or an admin's session.")
 	}
+}
+
+func hasBearer(c echo.Context) bool {
+	fields := strings.Fields(c.Request().Header.Get("Authorization"))
+	return len(fields) == 2 && strings.EqualFold(fields[0], "bearer")
 }
