@@ -63,6 +63,9 @@ func decisionView(d guard.Decision, publicWeb bool) *views.URLDecision {
 		v.Message = fmt.Sprintf("Agents may fetch this URL: %s on port %d passes every check.", d.Host, d.Port)
 	}
 	switch {
+	case d.Code == guard.CodeInvalid:
+		// The URL never got as far as the allowlist: naming "no entry"
+		// would send the admin to the list instead of to the URL.
 	case !d.Entry.IsZero() && d.Allowed:
 		v.Entry = d.Entry.String()
 	case !d.Entry.IsZero():

@@ -24,6 +24,9 @@ func TestTestAURL(t *testing.T) {
 		entry     string
 		addresses string
 		rangeName string
+		// invalid: the URL never reached the allowlist, so the result
+		// names no entry and no addresses.
+		invalid bool
 	}{
 		{name: "public host under PUBLIC WEB", url: "https://status.example.com/health", allowed: true,
 			entry: "PUBLIC WEB: no entry needed", addresses: "93.184.216.34"},
@@ -38,6 +41,8 @@ func TestTestAURL(t *testing.T) {
 		{name: "metadata name", url: "http://metadata.google.internal/", reason: "metadata"},
 		{name: "host not on the list", list: "status.example.com", url: "https://other.example.com/", reason: "not_allowlisted",
 			entry: "None: no entry matches"},
+		{name: "unparseable URL", list: "status.example.com", url: "http://exa mple.com/", reason: "bad_url", invalid: true},
+		{name: "not http", url: "ftp://files.example.com/", reason: "scheme", invalid: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,6 +73,9 @@ func TestTestAURL(t *testing.T) {
 				if got := res.Find(`[data-testid="` + id + `"]`).Text(); !strings.Contains(got, want) {
 					t.Errorf("%s = %q, want it to contain %q", id, got, want)
 				}
+			}
+			if tt.invalid && (res.Find(`[data-testid="test-entry"]`).Length() != 0 || res.Find(`[data-testid="test-addresses"]`).Length() != 0 || strings.Contains(res.Text(), "Matching entry")) {
+				t.Errorf("an invalid URL shows an entry or addresses: %s", res.Text())
 			}
 			if v, _ := p.doc.Find(`input[name="url"]`).Attr("value"); v != tt.url {
 				t.Errorf("the box lost the URL: %q", v)
