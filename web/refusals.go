@@ -49,6 +49,17 @@ func (s *Server) refusalLog(c echo.Context) error {
 	}
 	f.form.Codes, f.form.Reasons, f.form.Tools, f.form.Agents = codeOptions(facets.Codes), facets.Reasons, facets.Tools, facets.Agents
 	vm.Filter = f.form
+	if !f.ok() {
+		// No rows at all rather than the rows the valid filters select: a
+		// mistyped filter must not pass for "everything" under a heading
+		// that says so. The status tells scripts the link was wrong.
+		bad, noun := f.badFields(), "filter is fixed: see the message next to it above, or clear it."
+		if len(bad) > 1 {
+			noun = "filters are fixed: see the message next to each above, or clear them."
+		}
+		vm.FilterProblem = "No refusals are shown until the " + joinAnd(bad) + " " + noun
+		return render(c, http.StatusBadRequest, views.RefusalLogPage(s.shell(c, "Refusal log", "refusals"), vm))
+	}
 
 	before, after, problem := parseCursor(in)
 	vm.CursorError = problem
@@ -92,17 +103,11 @@ func (s *Server) refusalLog(c echo.Context) error {
 	vm.Rows = make([]views.RefusalRow, len(rows))
 	for i, r := range rows {
 		vm.Rows[i] = views.RefusalRow{
-			ID: r.ID, Href: detailHref(r.ID, back), Time: r.Time, Tool: r.Tool, Agent: r.Agent, Host: r.Host,
+			ID: r.ID, Href: detailHref(r.ID, back), Time: r.Time, Tool: r.Tool, Agent: r.Agent, Host: shownHost(r),
 			Code: r.Code, Reason: r.Reason, URL: r.URL, Status: string(r.Status),
 		}
 	}
-	status := http.StatusOK
-	if !f.ok() {
-		// The page still shows, filtered by whatever did parse; the status
-		// tells scripts the link they followed was wrong.
-		status = http.StatusBadRequest
-	}
-	return render(c, status, views.RefusalLogPage(s.shell(c, "Refusal log", "refusals"), vm))
+	return render(c, http.StatusOK, views.RefusalLogPage(s.shell(c, "Refusal log", "refusals"), vm))
 }
 
 // refusalCounters fills today's count and most refused hosts. "Today" is
@@ -231,4 +236,18 @@ func splitList(s, sep string) []string {
 		}
 	}
 	return out
+}
+
+// shownHost is the Host column's text. The guard records no host for a
+// URL it refused before naming one (ftp://10.0.0.9/, http://2130706433/),
+// but the URL's own host text still tells support what was asked for.
+// The column shows a dash only when the URL has no host at all.
+func shownHost(r models.Refusal) string {
+	if r.Host != "" {
+		return r.Host
+	}
+	if u, err := url.Parse(r.URL); err == nil {
+		return u.Hostname()
+	}
+	return ""
 }

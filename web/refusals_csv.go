@@ -73,7 +73,7 @@ func refusalCSVRecord(r *models.Refusal) []string {
 	rec := []string{
 		strconv.FormatInt(r.ID, 10), r.Time.UTC().Format(time.RFC3339), r.Tool, r.Agent, r.Thread, r.Trigger,
 		r.URL, r.Host, strconv.Itoa(r.Port), r.Addresses, r.Code, r.Reason, r.Message, r.Fix, r.Entry,
-		r.Redirects, string(r.Status), r.Comment, r.ReviewedBy, reviewed,
+		r.Redirects, csvStatus(r.Status), r.Comment, r.ReviewedBy, reviewed,
 	}
 	for i := range rec {
 		rec[i] = spreadsheetSafe(rec[i])
@@ -90,4 +90,13 @@ func spreadsheetSafe(v string) string {
 		return "'" + v
 	}
 	return v
+}
+
+// csvStatus names the review status as the filter does: a blank cell would
+// read as missing data in a spreadsheet, not as "nobody looked yet".
+func csvStatus(st models.ReviewStatus) string {
+	if st == models.StatusUnreviewed {
+		return "unreviewed"
+	}
+	return string(st)
 }

@@ -84,6 +84,7 @@ func TestRefusalCSVExportsTheFilteredView(t *testing.T) {
 		{"redirects in order", tricky, "redirects", "https://a.example/\nhttps://intranet.corp/a,b"},
 		{"time", tricky, "time_utc", "2025-03-04T05:07:07Z"},
 		{"status", tricky, "review_status", "expected"},
+		{"no review yet", formula, "review_status", "unreviewed"},
 		{"reviewer", tricky, "reviewed_by", "sam"},
 		{"port", tricky, "port", "443"},
 	}

@@ -227,6 +227,24 @@ func (f refusalFilter) problems() string {
 	return strings.Join(out, " ")
 }
 
+// refusalFilterLabels are the filter form's labels, by query key.
+var refusalFilterLabels = map[string]string{
+	"code": "Code", "reason": "Reason", "tool": "Tool", "agent": "Agent",
+	"host": "Host", "from": "From", "to": "To", "status": "Review",
+}
+
+// badFields names the filters that did not parse, by their labels, in
+// the form's order.
+func (f refusalFilter) badFields() []string {
+	var out []string
+	for _, k := range refusalFilterKeys {
+		if f.form.Errors[k] != "" {
+			out = append(out, refusalFilterLabels[k])
+		}
+	}
+	return out
+}
+
 // filtered reports whether any filter applies.
 func (f refusalFilter) filtered() bool { return len(f.applied) > 0 }
 
