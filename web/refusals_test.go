@@ -203,10 +203,10 @@ func TestRefusalLogBadFilterInput(t *testing.T) {
 	f := standardLog(t, h)
 	b := h.signedIn("sam", models.RoleSupport)
 	tests := []struct {
-		name     string
-		query    url.Values
-		field    string
-		message  string
+		name    string
+		query   url.Values
+		field   string
+		message string
 		// named is how the notice that replaces the rows names the
 		// filters to fix; no row shows until they are.
 		named string
