@@ -18,13 +18,20 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	status, msg := http.StatusInternalServerError, "Something went wrong on our side. The cause is in the server log; try again."
+	next := views.ErrorLink{Href: "/integrations", Label: "Go to Integrations"}
 	var he *echo.HTTPError
-	if errors.As(err, &he) {
+	var le *linkedError
+	switch {
+	case errors.As(err, &le):
+		status, msg, next = le.status, le.message, le.next
+	case errors.As(err, &he):
 		status = he.Code
 		if m, ok := he.Message.(string); ok && status < 500 {
 			msg = m
 		}
-		if status == http.StatusNotFound {
+		// A bare 404 (no route, or a handler's plain NotFound) names the
+		// path; a handler's own sentence is kept.
+		if status == http.StatusNotFound && (he.Message == nil || he.Message == http.StatusText(http.StatusNotFound)) {
 			msg = "There is no page at " + c.Request().URL.Path + "."
 		}
 		if status == http.StatusMethodNotAllowed {
@@ -44,6 +51,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}[status]
 	if title == "" {
 		title = http.StatusText(status)
+	}
+	if u := s.errorPageUser(c, status); u != nil {
+		_ = render(c, status, views.ShellError(s.shell(c, title, railKeyFor(c.Request().URL.Path)), status, msg, next))
+		return
 	}
 	back := "/integrations"
 	if userOf(c) == nil {

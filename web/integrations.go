@@ -204,7 +204,7 @@ func (s *Server) storedIntegrationForm(c echo.Context) (views.IntegrationForm, m
 	}
 	row, err := s.d.Store.IntegrationByName(ctx, c.Param("name"))
 	if errors.Is(err, models.ErrNotFound) {
-		return views.IntegrationForm{}, row, echo.NewHTTPError(http.StatusNotFound)
+		return views.IntegrationForm{}, row, notFoundIn("There is no integration named "+c.Param("name")+".", "/integrations/http", "See the HTTP integrations")
 	}
 	if err != nil {
 		return views.IntegrationForm{}, row, err
