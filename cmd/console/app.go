@@ -40,10 +40,18 @@ type appOptions struct {
 	resolver guard.Resolver
 	observer guard.Observer
 	log      *slog.Logger
+	// readOnly is for commands that only decide or fetch (check, fetch):
+	// the database must already exist, and the integrations are not
+	// loaded, so their secret key file is neither needed nor created.
+	readOnly bool
 }
 
 func openApp(ctx context.Context, dbPath string, opts appOptions) (*app, error) {
-	store, err := models.Open(dbPath)
+	mode := mayCreate
+	if opts.readOnly {
+		mode = mustExist
+	}
+	store, err := openStore(dbPath, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -53,11 +61,13 @@ func openApp(ctx context.Context, dbPath string, opts appOptions) (*app, error) 
 	}
 	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
 	a.guard = guard.New(guard.Options{Resolver: opts.resolver, Observer: decisionLog{log: a.log, next: opts.observer}, Reporter: guard.ReporterFunc(a.report)})
-	if a.secrets, err = openSecretBox(dbPath, os.Getenv); err != nil {
-		a.Close()
-		return nil, err
+	if !opts.readOnly {
+		if a.secrets, err = openSecretBox(dbPath, os.Getenv); err != nil {
+			a.Close()
+			return nil, err
+		}
+		a.integrations = tools.NewIntegrations(a.guard, a.Settings)
 	}
-	a.integrations = tools.NewIntegrations(a.guard, a.Settings)
 	if err := a.reload(ctx); err != nil {
 		a.Close()
 		return nil, err
@@ -86,6 +96,9 @@ func (a *app) reload(ctx context.Context) error {
 	a.guard.SetPolicy(p)
 	a.settings.Store(&s)
 	a.revision.Store(rev)
+	if a.integrations == nil {
+		return nil // a read-only app runs no integration
+	}
 	return a.loadIntegrations(ctx)
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/models"
 )
 
 type result struct {
@@ -25,10 +26,26 @@ func runCLI(t *testing.T, args ...string) result {
 	return result{code, out.String(), errOut.String()}
 }
 
+// tempDB is a path where no database exists yet.
 func tempDB(t testing.TB) string { return filepath.Join(t.TempDir(), "console.db") }
 
-func TestCheckExitCodesAndJSON(t *testing.T) {
+// existingDB is a fresh, empty database, as the first `console serve`
+// leaves it, for read-only commands, which refuse a missing file.
+func existingDB(t testing.TB) string {
+	t.Helper()
 	db := tempDB(t)
+	store, err := models.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestCheckExitCodesAndJSON(t *testing.T) {
+	db := existingDB(t)
 	if r := runCLI(t, "check", "--db", db, "http://93.184.216.34/status"); r.code != 0 || !strings.Contains(r.stdout, "allowed  http://93.184.216.34/status") || !strings.Contains(r.stdout, "PUBLIC WEB") {
 		t.Fatalf("allowed check: %+v", r)
 	}
@@ -51,7 +68,7 @@ func TestCheckExitCodesAndJSON(t *testing.T) {
 	if r := runCLI(t, "check", "--db", db); r.code != 2 || !strings.Contains(r.stderr, "give exactly one URL") {
 		t.Fatalf("no URL: %+v", r)
 	}
-	if r := runCLI(t, "check", "--bogus", "--db", db, "http://x/"); r.code != 2 || !strings.Contains(r.stderr, "flag provided but not defined: -bogus") {
+	if r := runCLI(t, "check", "--bogus", "--db", db, "http://x/"); r.code != 2 || !strings.Contains(r.stderr, "--bogus is not a flag of console check") {
 		t.Fatalf("bad flag: %+v", r)
 	}
 	if r := runCLI(t, "nonsense"); r.code != 2 || !strings.Contains(r.stderr, `unknown command "nonsense"`) {
@@ -220,7 +237,7 @@ func TestConsoleDBEnvironment(t *testing.T) {
 }
 
 func TestArgumentEdgeCases(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	if r := runCLI(t, "allow", "add", "--db", db, "ok.example.com", ""); r.code != 2 || !strings.Contains(r.stderr, "argument 2 is empty; nothing was added") {
 		t.Fatalf("an empty entry: %+v", r)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,16 +15,21 @@ import (
 )
 
 func init() {
-	commands["allow"] = command{"manage the outbound allowlist: add, rm, list", runAllow}
+	commands["allow"] = command{summary: "manage the outbound allowlist: add, rm, list", usage: allowUsage, run: runAllow}
 }
 
-const allowUsage = "console allow add ENTRY… [--note TEXT] | console allow rm ENTRY… | console allow list [--json]"
+const allowUsage = "allow add ENTRY… [--note TEXT]\nallow rm ENTRY…\nallow list [--json]"
+
+// allowSubcommands is every subcommand once, in the order help lists them.
+var allowSubcommands = []func(context.Context, env, []string) error{allowAdd, allowRemove, allowList}
 
 func runAllow(ctx context.Context, e env, args []string) error {
 	if len(args) == 0 {
-		return usagef("%s", allowUsage)
+		return usagef("name a subcommand: %s", oneLineUsage(allowUsage))
 	}
 	switch args[0] {
+	case "-h", "--h", "-help", "--help", "help":
+		return gatherHelp(ctx, e, allowSubcommands)
 	case "add":
 		return allowAdd(ctx, e, args[1:])
 	case "rm", "remove":
@@ -31,7 +37,7 @@ func runAllow(ctx context.Context, e env, args []string) error {
 	case "list", "ls":
 		return allowList(ctx, e, args[1:])
 	}
-	return usagef("unknown subcommand %q: %s", args[0], allowUsage)
+	return usagef("unknown subcommand %q: %s", args[0], oneLineUsage(allowUsage))
 }
 
 func allowAdd(ctx context.Context, e env, args []string) error {
@@ -50,7 +56,7 @@ func allowAdd(ctx context.Context, e env, args []string) error {
 			return usagef("argument %d is empty; nothing was added: give each entry as text, e.g. status.example.com", i+1)
 		}
 	}
-	store, err := models.Open(db)
+	store, err := openStore(db, mayCreate)
 	if err != nil {
 		return err
 	}
@@ -67,7 +73,8 @@ func allowAdd(ctx context.Context, e env, args []string) error {
 	if len(errs) > 0 {
 		msgs := make([]string, len(errs))
 		for i, ee := range errs {
-			msgs[i] = fmt.Sprintf("%q: %s; %s", ee.Input, ee.Problem, ee.Fix)
+			problem, fix := cliEntryProblem(ee, existing)
+			msgs[i] = fmt.Sprintf("%q: %s; %s", ee.Input, problem, fix)
 		}
 		return usagef("nothing was added:\n  %s", strings.Join(msgs, "\n  "))
 	}
@@ -112,7 +119,7 @@ func allowRemove(ctx context.Context, e env, args []string) error {
 		}
 		names[i] = en.String()
 	}
-	store, err := models.Open(db)
+	store, err := openStore(db, mustExist)
 	if err != nil {
 		return err
 	}
@@ -124,7 +131,7 @@ func allowRemove(ctx context.Context, e env, args []string) error {
 	if _, err := store.RemoveAllowlistEntries(ctx, models.AnyRevision, names); err != nil {
 		var nf *models.NotFoundError
 		if errors.As(err, &nf) {
-			return usagef("nothing was removed: %v; see `console allow list`", err)
+			return usagef("nothing was removed: %s is not on the allowlist; see `console allow list` for the entries as stored", nf.Value)
 		}
 		return err
 	}
@@ -161,7 +168,7 @@ func allowList(ctx context.Context, e env, args []string) error {
 	if len(rest) != 0 {
 		return usagef("allow list takes no arguments")
 	}
-	store, err := models.Open(db)
+	store, err := openStore(db, mustExist)
 	if err != nil {
 		return err
 	}
@@ -190,6 +197,23 @@ func allowList(ctx context.Context, e env, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Entry, r.Note, r.AddedBy, r.CreatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	return tw.Flush()
+}
+
+// cliEntryProblem words one bad entry for the command line. The guard's
+// wording for a repeated entry speaks of the web form's lines ("remove
+// this line"); here each entry is an argument. An entry that parses can
+// only have been refused as a repeat, of a stored entry or of another
+// argument.
+func cliEntryProblem(ee *guard.EntryError, existing []guard.Entry) (problem, fix string) {
+	en, err := guard.ParseEntry(ee.Input)
+	switch {
+	case err != nil:
+		return ee.Problem, ee.Fix
+	case slices.Contains(existing, en):
+		return "the entry " + en.String() + " is already on the list", "leave it out; the host is allowed already (see `console allow list`)"
+	default:
+		return "the entry is given twice", "give each entry once"
+	}
 }
 
 func noteSuffix(note string) string {

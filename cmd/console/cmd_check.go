@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	commands["check"] = command{"decide a URL without fetching it (exit 0 allowed, 3 refused)", runCheck}
+	commands["check"] = command{summary: "decide a URL without fetching it (exit 0 allowed, 3 refused)", usage: "check [--json] URL", run: runCheck}
 }
 
 func runCheck(ctx context.Context, e env, args []string) error {
@@ -26,7 +26,7 @@ func runCheck(ctx context.Context, e env, args []string) error {
 	if len(rest) != 1 {
 		return usagef("give exactly one URL: console check [--json] URL")
 	}
-	a, err := openApp(ctx, db, appOptions{})
+	a, err := openApp(ctx, db, appOptions{readOnly: true})
 	if err != nil {
 		return err
 	}

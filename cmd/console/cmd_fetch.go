@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	commands["fetch"] = command{"read a URL exactly as an agent's fetch_url would (exit 3 if refused)", runFetch}
+	commands["fetch"] = command{summary: "read a URL exactly as an agent's fetch_url would (exit 3 if refused)", usage: "fetch [--json] [--start N] URL", run: runFetch}
 }
 
 func runFetch(ctx context.Context, e env, args []string) error {
@@ -18,7 +18,7 @@ func runFetch(ctx context.Context, e env, args []string) error {
 	start := 0
 	fs := newFlags("fetch", &db)
 	fs.BoolVar(&asJSON, "json", false, "print the API's JSON answer")
-	fs.IntVar(&start, "start", 0, "the character to start from, to read on")
+	fs.Var(boundedInt{&start, "start", 0, "pass 0 or the number a previous part gave"}, "start", "the character `N` to start from, to read on where a previous part stopped")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -26,10 +26,7 @@ func runFetch(ctx context.Context, e env, args []string) error {
 	if len(rest) != 1 {
 		return usagef("give exactly one URL: console fetch [--json] [--start N] URL")
 	}
-	if start < 0 {
-		return usagef("--start %d is negative; pass 0 or the number a previous part gave", start)
-	}
-	a, err := openApp(ctx, db, appOptions{})
+	a, err := openApp(ctx, db, appOptions{readOnly: true})
 	if err != nil {
 		return err
 	}

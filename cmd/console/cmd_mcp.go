@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -12,7 +11,7 @@ import (
 )
 
 func init() {
-	commands["mcp"] = command{"serve the agent tools over MCP on stdio", runMCP}
+	commands["mcp"] = command{summary: "serve the agent tools over MCP on stdio", usage: "mcp [--agent NAME]", run: runMCP}
 }
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -24,7 +23,7 @@ var version = "dev"
 func runMCP(ctx context.Context, e env, args []string) error {
 	var db, agent string
 	fs := newFlags("mcp", &db)
-	fs.StringVar(&agent, "agent", actor(), "the agent name recorded with refusals")
+	fs.StringVar(&agent, "agent", actor(), "the agent `name` recorded with refusals")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -32,7 +31,7 @@ func runMCP(ctx context.Context, e env, args []string) error {
 	if len(rest) != 0 {
 		return usagef("mcp takes no arguments; configure it in your MCP client as: console mcp --db PATH")
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := jsonLog(e.stderr)
 	a, err := openApp(ctx, db, appOptions{log: log})
 	if err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"sync"
 	"time"
 
@@ -17,7 +16,7 @@ import (
 )
 
 func init() {
-	commands["proxy"] = command{"run the guarded HTTP proxy for agents in any language: proxy [--addr 127.0.0.1:4750] [--public]", runProxy}
+	commands["proxy"] = command{summary: "run the guarded HTTP proxy for agents in any language", usage: "proxy [--addr 127.0.0.1:4750] [--public]", run: runProxy}
 }
 
 const defaultProxyAddr = "127.0.0.1:4750"
@@ -35,7 +34,7 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 	var db, addr string
 	var public bool
 	fs := newFlags("proxy", &db)
-	fs.StringVar(&addr, "addr", defaultProxyAddr, "the address to listen on; loopback only, unless --public")
+	fs.StringVar(&addr, "addr", defaultProxyAddr, "the address to listen on, as `HOST:PORT`; loopback only, unless --public")
 	fs.BoolVar(&public, "public", false, "allow an --addr beyond loopback, where other machines can reach the proxy")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
@@ -57,9 +56,9 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen(addr, defaultProxyAddr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w; choose another --addr", addr, err)
+		return err
 	}
 	fmt.Fprintf(e.stderr, "console proxy: listening on http://%s\n", ln.Addr())
 	fmt.Fprintf(e.stderr, "  try: curl -x http://agent:$TOKEN@%s https://example.com/   (TOKEN from: console token create NAME)\n", ln.Addr())
@@ -105,13 +104,10 @@ func (a *app) standaloneProxy() (*guard.Proxy, error) {
 }
 
 func checkProxyAddr(addr string, public bool) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return usagef("--addr %q is not HOST:PORT (%v); for example --addr %s", addr, err, defaultProxyAddr)
+	if err := checkListenAddr(addr, defaultProxyAddr); err != nil {
+		return err
 	}
-	if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
-		return usagef("--addr %q has no valid port; give a number from 1 to 65535 (0 picks a free one), for example --addr %s", addr, defaultProxyAddr)
-	}
+	host, _, _ := net.SplitHostPort(addr)
 	if public || host == "localhost" {
 		return nil
 	}

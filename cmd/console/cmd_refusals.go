@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	commands["refusals"] = command{"show the refusal log, newest first", runRefusals}
+	commands["refusals"] = command{summary: "show the refusal log, newest first", usage: "refusals [--limit N] [--json]", run: runRefusals}
 }
 
 // refusalJSON is the refusal as the CLI and the API show it: the guard's
@@ -60,7 +60,7 @@ func runRefusals(ctx context.Context, e env, args []string) error {
 	limit := 50
 	fs := newFlags("refusals", &db)
 	fs.BoolVar(&asJSON, "json", false, "print the refusals as JSON")
-	fs.Var(positiveInt{&limit, "limit"}, "limit", "how many refusals to show (at most 500)")
+	fs.Var(boundedInt{&limit, "limit", 1, "give 1 to 500, e.g. --limit 50"}, "limit", "show the newest `N` refusals, at most 500")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -71,7 +71,7 @@ func runRefusals(ctx context.Context, e env, args []string) error {
 	if limit > models.MaxRefusalPage {
 		return usagef("--limit %d is over %d; page through the console's refusal log for more", limit, models.MaxRefusalPage)
 	}
-	store, err := models.Open(db)
+	store, err := openStore(db, mustExist)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,8 +15,10 @@ import (
 )
 
 func init() {
-	commands["serve"] = command{"run the web console, /mcp, /api/v1 and /metrics", runServe}
+	commands["serve"] = command{summary: "run the web console, /mcp, /api/v1 and /metrics", usage: "serve [--addr 127.0.0.1:8080]", run: runServe}
 }
+
+const defaultServeAddr = "127.0.0.1:8080"
 
 // purgeEvery is how often the refusal log is trimmed to its retention.
 const purgeEvery = time.Hour
@@ -23,7 +26,7 @@ const purgeEvery = time.Hour
 func runServe(ctx context.Context, e env, args []string) error {
 	var db, addr string
 	fs := newFlags("serve", &db)
-	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
+	fs.StringVar(&addr, "addr", defaultServeAddr, "the address to listen on, as `HOST:PORT`")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -31,9 +34,12 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if len(rest) != 0 {
 		return usagef("serve takes no arguments: console serve [--addr 127.0.0.1:8080] [--db console.db]")
 	}
-	l, err := net.Listen("tcp", addr)
+	if err := checkListenAddr(addr, defaultServeAddr); err != nil {
+		return err
+	}
+	l, err := listen(addr, defaultServeAddr)
 	if err != nil {
-		return usagef("cannot listen on %s: %v; pick a free address with --addr", addr, err)
+		return err
 	}
 	return serve(ctx, e, db, l)
 }
@@ -41,7 +47,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 // serve runs the console on l until ctx ends, then shuts down gracefully:
 // requests in flight finish, and every refusal still queued is written.
 func serve(ctx context.Context, e env, db string, l net.Listener) error {
-	log := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := jsonLog(e.stderr)
 	metrics := web.NewMetrics()
 	a, err := openApp(ctx, db, appOptions{log: log, observer: metrics})
 	if err != nil {
@@ -102,6 +108,13 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 	}
 	fmt.Fprintln(e.stderr, "Outbound console stopped.")
 	return nil
+}
+
+// jsonLog is the log of the long-running commands that agents and
+// collectors talk to (serve, mcp): one JSON object a line on stderr, from
+// Info up, so a log shipper reads both the same way.
+func jsonLog(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
 // purgeLoop deletes refusals older than the retention setting, now and

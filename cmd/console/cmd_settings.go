@@ -2,44 +2,60 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"text/tabwriter"
+	"io"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
 
 func init() {
-	commands["settings"] = command{"show and change limits: settings list, settings set KEY VALUE", runSettings}
+	commands["settings"] = command{summary: "show and change limits: settings list, settings set KEY VALUE", usage: settingsUsage, run: runSettings}
 }
 
+const settingsUsage = "settings list [--json]\nsettings set KEY VALUE"
+
 func runSettings(ctx context.Context, e env, args []string) error {
-	if len(args) == 0 {
-		return usagef("console settings list | console settings set KEY VALUE")
-	}
 	var db string
+	var asJSON bool
 	fs := newFlags("settings", &db)
-	rest, err := parseArgs(fs, args[1:])
+	fs.BoolVar(&asJSON, "json", false, "settings list only: print the settings as JSON, values in full")
+	sub, rest, err := parseSubcommand(fs, args, settingsUsage)
 	if err != nil {
 		return err
 	}
-	switch args[0] {
+	switch sub {
 	case "list", "ls":
 		if len(rest) != 0 {
 			return usagef("settings list takes no arguments")
 		}
-		return settingsList(ctx, e, db)
+		return settingsList(ctx, e, db, asJSON)
 	case "set":
-		if len(rest) != 2 {
+		switch {
+		case len(rest) > 2:
+			return usagef("settings set takes one key and one value, but got %d arguments (%s); quote a value containing spaces or commas, e.g. console settings set ports \"8080, 8443\"", len(rest), strings.Join(rest, " "))
+		case len(rest) != 2:
 			return usagef("give a key and a value: console settings set timeout 30s (keys: see console settings list)")
 		}
 		return settingsSet(ctx, e, db, rest[0], rest[1])
 	}
-	return usagef("unknown subcommand %q: console settings list | console settings set KEY VALUE", args[0])
+	return usagef("unknown subcommand %q: %s", sub, oneLineUsage(settingsUsage))
 }
 
-func settingsList(ctx context.Context, e env, db string) error {
-	store, err := models.Open(db)
+// settingJSON is one setting as `settings list --json` prints it.
+type settingJSON struct {
+	Key     string `json:"key"`
+	Value   string `json:"value"`
+	Default string `json:"default"`
+	Label   string `json:"label"`
+	Help    string `json:"help"`
+}
+
+func settingsList(ctx context.Context, e env, db string, asJSON bool) error {
+	store, err := openStore(db, mustExist)
 	if err != nil {
 		return err
 	}
@@ -50,22 +66,57 @@ func settingsList(ctx context.Context, e env, db string) error {
 	}
 	s, err := tools.ParseSettings(values)
 	if err != nil {
-		return err
+		return fmt.Errorf("the stored settings are invalid (%w); fix them with `console settings set`", err)
 	}
 	defaults := tools.DefaultSettings()
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE\tDEFAULT\tMEANING")
-	for _, d := range tools.SettingDefs {
-		v, def := s.Value(d.Key), defaults.Value(d.Key)
-		if v == "" {
-			v = "-"
-		}
-		if def == "" {
-			def = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Key, v, def, d.Help)
+	rows := make([]settingJSON, len(tools.SettingDefs))
+	for i, d := range tools.SettingDefs {
+		rows[i] = settingJSON{Key: d.Key, Value: s.Value(d.Key), Default: defaults.Value(d.Key), Label: d.Label, Help: d.Help}
 	}
-	return tw.Flush()
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rows)
+	}
+	printSettings(e.stdout, rows)
+	return nil
+}
+
+// settingCellWidth caps the value and default columns. Without it one long
+// value (the user agent) would pad every row of the table to its width.
+const settingCellWidth = 32
+
+// printSettings prints one line per setting (key, value, default) with
+// its label and help on an indented line below, where long text may run
+// on without widening the table.
+func printSettings(w io.Writer, rows []settingJSON) {
+	keyW, valW := len("KEY"), len("VALUE")
+	for _, r := range rows {
+		keyW = max(keyW, utf8.RuneCountInString(r.Key))
+		valW = max(valW, utf8.RuneCountInString(cell(r.Value)))
+	}
+	cut := false
+	pad := func(s string, width int) string { return s + strings.Repeat(" ", width-utf8.RuneCountInString(s)) }
+	fmt.Fprintf(w, "%s  %s  DEFAULT\n", pad("KEY", keyW), pad("VALUE", valW))
+	for _, r := range rows {
+		v, def := cell(r.Value), cell(r.Default)
+		cut = cut || v != dash(r.Value) || def != dash(r.Default)
+		fmt.Fprintf(w, "%s  %s  %s\n", pad(r.Key, keyW), pad(v, valW), def)
+		fmt.Fprintf(w, "    %s: %s\n", r.Label, r.Help)
+	}
+	if cut {
+		fmt.Fprintf(w, "\nValues longer than %d characters end in …; console settings list --json shows them in full.\n", settingCellWidth)
+	}
+}
+
+// cell is a value as the table shows it: "-" when empty, cut short with
+// an ellipsis when longer than settingCellWidth.
+func cell(v string) string {
+	if utf8.RuneCountInString(v) <= settingCellWidth {
+		return dash(v)
+	}
+	return string([]rune(v)[:settingCellWidth-1]) + "…"
 }
 
 func settingsSet(ctx context.Context, e env, db, key, value string) error {
@@ -73,7 +124,7 @@ func settingsSet(ctx context.Context, e env, db, key, value string) error {
 	if err != nil {
 		return usagef("%v; nothing was changed", err)
 	}
-	store, err := models.Open(db)
+	store, err := openStore(db, mayCreate)
 	if err != nil {
 		return err
 	}
@@ -83,13 +134,21 @@ func settingsSet(ctx context.Context, e env, db, key, value string) error {
 		return err
 	}
 	old, err := tools.ParseSettings(values)
+	before := old.Value(key)
 	if err != nil {
-		return err
+		// Some stored value is invalid, and this change may be its fix
+		// (the message that sent the user here says so); keep the stored
+		// text as the audit's "before".
+		before = values[key]
+	}
+	if before == v {
+		fmt.Fprintf(e.stdout, "%s is already %s; nothing changed\n", key, v)
+		return nil
 	}
 	if _, err := store.SetSettings(ctx, models.AnyRevision, actor(), map[string]string{key: v}); err != nil {
 		return err
 	}
-	if err := store.RecordAudit(ctx, models.Audit{Actor: actor(), Action: "settings.set", Target: key, Before: old.Value(key), After: v}); err != nil {
+	if err := store.RecordAudit(ctx, models.Audit{Actor: actor(), Action: "settings.set", Target: key, Before: before, After: v}); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s = %s\n", key, v)

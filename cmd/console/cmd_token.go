@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -14,28 +16,28 @@ import (
 )
 
 func init() {
-	commands["token"] = command{"manage agents' API tokens: token create NAME, token list, token revoke NAME", runToken}
+	commands["token"] = command{summary: "manage agents' API tokens: token create NAME, token list, token revoke NAME", usage: tokenUsage, run: runToken}
 }
 
 var tokenName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$`)
 
+const tokenUsage = "token create NAME\ntoken list [--json]\ntoken revoke NAME"
+
 func runToken(ctx context.Context, e env, args []string) error {
-	if len(args) == 0 {
-		return usagef("console token create NAME | console token list [--json] | console token revoke NAME")
-	}
 	var db string
 	var asJSON bool
 	fs := newFlags("token", &db)
-	if args[0] == "list" {
-		fs.BoolVar(&asJSON, "json", false, "print the tokens as JSON")
-	}
-	rest, err := parseArgs(fs, args[1:])
+	fs.BoolVar(&asJSON, "json", false, "token list only: print the tokens as JSON")
+	sub, rest, err := parseSubcommand(fs, args, tokenUsage)
 	if err != nil {
 		return err
 	}
-	switch args[0] {
+	switch sub {
 	case "create":
-		if len(rest) != 1 {
+		switch {
+		case len(rest) > 1:
+			return usagef("give one name only, not %d (%s): console token create helpdesk-bot; create one token per agent", len(rest), strings.Join(rest, " "))
+		case len(rest) == 0:
 			return usagef("name the agent: console token create helpdesk-bot")
 		}
 		return tokenCreate(ctx, e, db, rest[0])
@@ -45,19 +47,22 @@ func runToken(ctx context.Context, e env, args []string) error {
 		}
 		return tokenList(ctx, e, db, asJSON)
 	case "revoke":
-		if len(rest) != 1 {
+		switch {
+		case len(rest) > 1:
+			return usagef("give one name only, not %d (%s): console token revoke helpdesk-bot", len(rest), strings.Join(rest, " "))
+		case len(rest) == 0:
 			return usagef("name the token to revoke: console token revoke helpdesk-bot")
 		}
 		return tokenRevoke(ctx, e, db, rest[0])
 	}
-	return usagef("unknown subcommand %q: console token create NAME | list | revoke NAME", args[0])
+	return usagef("unknown subcommand %q: %s", sub, oneLineUsage(tokenUsage))
 }
 
 func tokenCreate(ctx context.Context, e env, db, name string) error {
 	if !tokenName.MatchString(name) {
 		return usagef("%q is not a token name: use 1 to 64 letters, digits, dots, hyphens or underscores, e.g. helpdesk-bot", name)
 	}
-	store, err := models.Open(db)
+	store, err := openStore(db, mayCreate)
 	if err != nil {
 		return err
 	}
@@ -68,7 +73,7 @@ func tokenCreate(ctx context.Context, e env, db, name string) error {
 	}
 	if _, err := store.CreateToken(ctx, name, tools.HashToken(token)); err != nil {
 		if errors.Is(err, models.ErrDuplicate) {
-			return usagef("a token named %q already exists; revoke it first or pick another name", name)
+			return usagef("a token named %q already exists (revoked tokens keep their name, for the record); pick another name, e.g. %s-2", name, name)
 		}
 		return err
 	}
@@ -88,7 +93,7 @@ type tokenJSON struct {
 }
 
 func tokenList(ctx context.Context, e env, db string, asJSON bool) error {
-	store, err := models.Open(db)
+	store, err := openStore(db, mustExist)
 	if err != nil {
 		return err
 	}
@@ -126,14 +131,25 @@ func tokenList(ctx context.Context, e env, db string, asJSON bool) error {
 }
 
 func tokenRevoke(ctx context.Context, e env, db, name string) error {
-	store, err := models.Open(db)
+	store, err := openStore(db, mustExist)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	toks, err := store.ListTokens(ctx)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(toks, func(t models.AgentToken) bool { return t.Name == name })
+	switch {
+	case i < 0:
+		return usagef("there is no token named %q; see console token list", name)
+	case toks[i].RevokedAt != nil:
+		return usagef("the token %q is already revoked (since %s); nothing changed", name, toks[i].RevokedAt.Local().Format("2006-01-02 15:04"))
+	}
 	if err := store.RevokeToken(ctx, name); err != nil {
 		if errors.Is(err, models.ErrNotFound) {
-			return usagef("there is no active token named %q; see console token list", name)
+			return usagef("there is no token named %q; see console token list", name)
 		}
 		return err
 	}

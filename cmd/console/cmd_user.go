@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -13,17 +14,30 @@ import (
 )
 
 func init() {
-	commands["user"] = command{"add a console user: user add --role admin|support NAME (password on stdin)", runUser}
+	commands["user"] = command{summary: "add a console user: user add --role admin|support NAME (password on stdin)", usage: userUsage, run: runUser}
 }
 
+const userUsage = "user add --role admin|support NAME   (the password is read from stdin)"
+
+// Password bounds. The lower one is counted in characters, as people
+// count; the upper one in bytes, because bcrypt reads at most 72 bytes
+// and would silently ignore the rest.
+const (
+	minPasswordChars = 10
+	maxPasswordBytes = 72
+)
+
 func runUser(ctx context.Context, e env, args []string) error {
-	if len(args) == 0 || args[0] != "add" {
-		return usagef("console user add --role admin|support NAME  (the password is read from stdin)")
+	if len(args) == 0 || (args[0] != "add" && !isHelpArg(args[0])) {
+		return usagef("console %s", userUsage)
+	}
+	if args[0] == "add" {
+		args = args[1:]
 	}
 	var db, role string
 	fs := newFlags("user add", &db)
-	fs.StringVar(&role, "role", "", "admin or support")
-	rest, err := parseArgs(fs, args[1:])
+	fs.StringVar(&role, "role", "", "the user's `role`: admin or support (required)")
+	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
@@ -31,7 +45,10 @@ func runUser(ctx context.Context, e env, args []string) error {
 		return usagef("name the user: console user add --role admin ada")
 	}
 	r := models.Role(role)
-	if !r.Valid() {
+	switch {
+	case role == "":
+		return usagef("--role is required: admin or support, e.g. console user add --role admin %s", rest[0])
+	case !r.Valid():
 		return usagef("--role %q is not a role; use --role admin or --role support", role)
 	}
 	name := rest[0]
@@ -43,21 +60,21 @@ func runUser(ctx context.Context, e env, args []string) error {
 	if err != nil && password == "" {
 		return usagef("no password on stdin; pipe it in, e.g. printf '%%s\\n' \"$PASSWORD\" | console user add --role %s %s", role, name)
 	}
-	if len(password) < 10 || len(password) > 72 {
-		return usagef("the password must have 10 to 72 bytes")
+	if err := checkPassword(password); err != nil {
+		return err
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
 	if err != nil {
 		return err
 	}
-	store, err := models.Open(db)
+	store, err := openStore(db, mayCreate)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	if _, err := store.CreateUser(ctx, models.User{Name: name, PasswordHash: string(hash), Role: r}); err != nil {
 		if errors.Is(err, models.ErrDuplicate) {
-			return usagef("a user named %q already exists", name)
+			return usagef("a user named %q already exists; pick another name, or, to give that user a new password, have an admin reset it on the console's Users page", name)
 		}
 		return err
 	}
@@ -65,5 +82,16 @@ func runUser(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "added %s (%s)\n", name, role)
+	return nil
+}
+
+// checkPassword says precisely which bound a password misses.
+func checkPassword(password string) error {
+	if n := utf8.RuneCountInString(password); n < minPasswordChars {
+		return usagef("the password has %d characters; use at least %d", n, minPasswordChars)
+	}
+	if n := len(password); n > maxPasswordBytes {
+		return usagef("the password is %d bytes long; use at most %d bytes (%d plain ASCII characters, fewer with accented letters or symbols)", n, maxPasswordBytes, maxPasswordBytes)
+	}
 	return nil
 }

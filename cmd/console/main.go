@@ -24,7 +24,10 @@ type env struct {
 
 type command struct {
 	summary string
-	run     func(ctx context.Context, e env, args []string) error
+	// usage is the command's form, one line per subcommand, without the
+	// leading "console ".
+	usage string
+	run   func(ctx context.Context, e env, args []string) error
 }
 
 // commands is filled by each command's file.
@@ -43,29 +46,45 @@ func main() {
 }
 
 // run executes one command line and returns the exit code: 0 success,
-// 1 failure, 2 usage error, 3 refused by the guard.
+// 1 failure, 2 usage error, 3 refused by the guard. Help asked for goes to
+// stdout with 0; a bare `console` is a mistake, so its usage goes to
+// stderr with 2.
 func run(ctx context.Context, e env, args []string) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(e.stderr, usage())
+		return 2
+	case args[0] == "help" && len(args) == 2:
+		return run(ctx, e, []string{args[1], "--help"})
+	case args[0] == "help" && len(args) > 2:
+		fmt.Fprintf(e.stderr, "console help: name one command, e.g. console help check\n")
+		return 2
+	case args[0] == "help" || isHelpArg(args[0]):
 		fmt.Fprint(e.stdout, usage())
 		return 0
 	}
-	cmd, ok := commands[args[0]]
+	name := args[0]
+	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(e.stderr, "console: unknown command %q\n\n%s", args[0], usage())
+		fmt.Fprintf(e.stderr, "console: unknown command %q\n\n%s", name, usage())
 		return 2
 	}
 	err := cmd.run(ctx, e, args[1:])
 	var ue *usageError
+	var help *helpRequest
 	switch {
 	case err == nil:
+		return 0
+	case errors.As(err, &help):
+		fmt.Fprint(e.stdout, commandHelp(name, cmd, help))
 		return 0
 	case errors.As(err, &refusedError{}):
 		return 3
 	case errors.As(err, &ue):
-		fmt.Fprintf(e.stderr, "console %s: %v\n", args[0], err)
+		fmt.Fprintf(e.stderr, "console %s: %s\n", name, cliText(err.Error()))
 		return 2
 	default:
-		fmt.Fprintf(e.stderr, "console %s: %v\n", args[0], err)
+		fmt.Fprintf(e.stderr, "console %s: %s\n", name, cliText(err.Error()))
 		return 1
 	}
 }
@@ -82,5 +101,6 @@ func usage() string {
 		fmt.Fprintf(&b, "  %-10s %s\n", n, commands[n].summary)
 	}
 	b.WriteString("\nEvery command takes --db PATH (env CONSOLE_DB, default console.db).\n")
+	b.WriteString("Run console help COMMAND (or console COMMAND --help) for its flags.\n")
 	return b.String()
 }

@@ -29,7 +29,7 @@ func loopbackPage(t *testing.T, body string) *httptest.Server {
 }
 
 func TestFetchCommandPrintsWhatTheAgentReads(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	srv := loopbackPage(t, `<title>Status</title><h1>Partial outage — API</h1><ul><li>Errors on /v1</li><li>Fix deployed</li></ul>`)
 	r := runCLI(t, "fetch", "--db", db, srv.URL+"/")
 	if r.code != 3 || !strings.Contains(r.stdout, "fetch_url was refused: forbidden (internal_address)") || !strings.Contains(r.stdout, "as a literal entry") {
@@ -85,7 +85,7 @@ func TestTokenCommands(t *testing.T) {
 	if r := runCLI(t, "token", "revoke", "--db", db, "helpdesk-bot"); r.code != 0 {
 		t.Fatalf("revoke: %+v", r)
 	}
-	if r := runCLI(t, "token", "revoke", "--db", db, "nobody"); r.code != 2 || !strings.Contains(r.stderr, "no active token") {
+	if r := runCLI(t, "token", "revoke", "--db", db, "nobody"); r.code != 2 || !strings.Contains(r.stderr, `there is no token named "nobody"`) {
 		t.Fatalf("revoke unknown: %+v", r)
 	}
 	a, err = openApp(context.Background(), db, appOptions{})
@@ -139,9 +139,27 @@ func TestMCPOverStdio(t *testing.T) {
 	}
 	cs.Close()
 	cmd.Wait()
+	assertJSONLog(t, stderr.String(), "refused")
 	r := runCLI(t, "refusals", "--json", "--db", db)
 	var rows []refusalJSON
 	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0].Agent != "stdio-test" || rows[0].Reason != "metadata" {
 		t.Fatalf("the stdio refusal must reach the log on shutdown: %v %+v", err, r)
+	}
+}
+
+// assertJSONLog checks that every line of a command's stderr is a JSON log
+// record, as `console serve` writes them, and that one has message msg.
+func assertJSONLog(t *testing.T, stderr, msg string) {
+	t.Helper()
+	found := false
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("stderr line is not a JSON log record: %q", line)
+		}
+		found = found || rec["msg"] == msg
+	}
+	if !found {
+		t.Fatalf("no %q record in the log:\n%s", msg, stderr)
 	}
 }
