@@ -81,6 +81,9 @@ func New(d Deps) *Server {
 
 	static, _ := fs.Sub(staticFiles, "static")
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", http.FileServer(http.FS(static)))))
+	// Browsers ask for /favicon.ico on their own, with no session and
+	// before any page says where the icon is.
+	e.GET("/favicon.ico", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/static/favicon.svg") })
 	e.GET("/healthz", s.healthz)
 	if d.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(d.Metrics), s.loadSession, s.requireScraper)
