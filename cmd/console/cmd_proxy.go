@@ -46,7 +46,7 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 	if err := checkProxyAddr(addr, public); err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := jsonLog(e.stderr)
 	a, err := openApp(ctx, db, appOptions{log: log})
 	if err != nil {
 		return err

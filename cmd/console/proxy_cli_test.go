@@ -138,7 +138,7 @@ func TestProxyCommandServesAgents(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 	log := stderr.String()
-	if !strings.Contains(log, "msg=refused tool=proxy agent=helpdesk-bot") || !strings.Contains(log, "shutting down") {
+	if !strings.Contains(log, `"msg":"refused","tool":"proxy","agent":"helpdesk-bot"`) || !strings.Contains(log, "shutting down") {
 		t.Errorf("stderr lacks the refusal line or the shutdown:\n%s", log)
 	}
 	r = runCLI(t, "refusals", "--json", "--db", db)
