@@ -152,7 +152,7 @@ func IntegrationsPage(s Shell, l IntegrationList) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<table data-testid=\"integrations-table\"><thead><tr><th>Name</th><th>Request</th><th>Parameters</th><th>Headers</th><th>Changed</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<table class=\"integrations-table\" data-testid=\"integrations-table\"><thead><tr><th>Name</th><th>Request</th><th>Parameters</th><th>Headers</th><th>Changed</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
