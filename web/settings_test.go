@@ -116,7 +116,7 @@ func TestSettingsInvalidValuesSaveNothing(t *testing.T) {
 		{"timeout not a duration", "timeout", "fast", `"fast" is not a duration`},
 		{"timeout too long", "timeout", "10m", "is outside"},
 		{"max bytes not a size", "max_bytes", "lots", `"lots" is not a size`},
-		{"max bytes too small", "max_bytes", "10", "outside 1KB–1024MB"},
+		{"max bytes too small", "max_bytes", "10", "outside 1KB–1GB"},
 		{"page chars not a number", "page_chars", "many", `"many" is not a whole number`},
 		{"page chars too small", "page_chars", "10", "10 is outside 500–100000"},
 		{"redirects too many", "redirects", "99", "99 is outside 0–"},
