@@ -113,7 +113,7 @@ func TestBadgeFollowsTheListThroughAddAndRemove(t *testing.T) {
 	// Nothing is removed until the confirmation is submitted.
 	seeBadgeElsewhere(t, page, c.url, "1 ALLOWED")
 	click(t, noJS, `[data-testid="remove-confirm"] button[type="submit"]`)
-	see(t, noJS, `[data-testid="flash"]`, "The list is empty: the console is back on PUBLIC WEB.")
+	see(t, noJS, `[data-testid="flash"]`, "It was the last entry: the console is back on PUBLIC WEB, where agents reach any public host")
 	seeBadge(t, noJS, "PUBLIC WEB")
 	seeCount(t, noJS, `[data-testid="allow-entry"]`, 0)
 
