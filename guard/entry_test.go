@@ -150,3 +150,15 @@ func mustEntry(t testing.TB, s string) Entry {
 	}
 	return e
 }
+
+func TestParseStoredEntries(t *testing.T) {
+	got, err := ParseStoredEntries([]string{"status.example.com", "intranet.corp:8080"})
+	if err != nil || len(got) != 2 || got[1].String() != "intranet.corp:8080" {
+		t.Fatalf("ParseStoredEntries = %v, %v", got, err)
+	}
+	_, err = ParseStoredEntries([]string{"ok.example.com", "https://hand-edited.example/"})
+	var ee *EntryError
+	if !errors.As(err, &ee) || ee.Input != "https://hand-edited.example/" {
+		t.Fatalf("a bad stored text must come back as its *EntryError: %v", err)
+	}
+}

@@ -49,15 +49,14 @@ func (s *Server) loadAllowlist(ctx context.Context) (allowlistState, error) {
 	if st.rows, err = s.d.Store.ListAllowlist(ctx); err != nil {
 		return st, err
 	}
-	st.entries = make([]guard.Entry, len(st.rows))
+	texts := make([]string, len(st.rows))
 	for i, r := range st.rows {
-		// The store only ever receives entries the guard normalised, so a
-		// row that does not parse is corruption, not an admin's typo.
-		if st.entries[i], err = guard.ParseEntry(r.Entry); err != nil {
-			return st, err
-		}
+		texts[i] = r.Entry
 	}
-	return st, nil
+	// The store only ever receives entries the guard normalised, so a row
+	// that does not parse is corruption, not an admin's typo.
+	st.entries, err = guard.ParseStoredEntries(texts)
+	return st, err
 }
 
 // guardSettings returns the guard settings in force.

@@ -81,23 +81,15 @@ func (h *harness) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var entries []guard.Entry
-	for _, r := range rows {
-		e, err := guard.ParseEntry(r.Entry)
-		if err != nil {
-			return err
-		}
-		entries = append(entries, e)
-	}
 	values, err := h.store.Settings(ctx)
 	if err != nil {
 		return err
 	}
-	s, err := tools.ParseSettings(values)
-	if err != nil {
-		return err
+	texts := make([]string, len(rows))
+	for i, r := range rows {
+		texts[i] = r.Entry
 	}
-	p, err := guard.NewPolicy(entries, s.Guard)
+	p, _, err := tools.BuildPolicy(texts, values)
 	if err != nil {
 		return err
 	}

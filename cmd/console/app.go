@@ -102,13 +102,10 @@ func (a *app) reload(ctx context.Context) error {
 	return a.loadIntegrations(ctx)
 }
 
-// loadPolicy builds the guard's policy and the tools' settings from the store.
+// loadPolicy builds the guard's policy and the tools' settings from the
+// store, saying which command fixes a bad stored value.
 func loadPolicy(ctx context.Context, store *models.Store) (*guard.Policy, tools.Settings, error) {
 	rows, err := store.ListAllowlist(ctx)
-	if err != nil {
-		return nil, tools.Settings{}, err
-	}
-	entries, err := storedEntries(rows)
 	if err != nil {
 		return nil, tools.Settings{}, err
 	}
@@ -116,15 +113,26 @@ func loadPolicy(ctx context.Context, store *models.Store) (*guard.Policy, tools.
 	if err != nil {
 		return nil, tools.Settings{}, err
 	}
-	s, err := tools.ParseSettings(values)
-	if err != nil {
+	p, s, err := tools.BuildPolicy(entryTexts(rows), values)
+	var ee *guard.EntryError
+	var se *tools.SettingError
+	switch {
+	case errors.As(err, &ee):
+		return nil, tools.Settings{}, storedEntryError(ee)
+	case errors.As(err, &se):
 		return nil, tools.Settings{}, fmt.Errorf("the stored settings are invalid (%w); fix them with `console settings set`", err)
-	}
-	p, err := guard.NewPolicy(entries, s.Guard)
-	if err != nil {
+	case err != nil:
 		return nil, tools.Settings{}, err
 	}
 	return p, s, nil
+}
+
+func entryTexts(rows []models.AllowlistEntry) []string {
+	texts := make([]string, len(rows))
+	for i, r := range rows {
+		texts[i] = r.Entry
+	}
+	return texts
 }
 
 // watch reloads whenever another process changes the configuration. It

@@ -251,3 +251,28 @@ func TestArgumentEdgeCases(t *testing.T) {
 		t.Fatalf("--flag=value and --: %+v", r)
 	}
 }
+
+// TestBadStoredEntrySaysHowToRemoveIt: a store edited by hand (or by
+// another version) holds an entry that does not parse; every command that
+// builds the policy says which command removes it.
+func TestBadStoredEntrySaysHowToRemoveIt(t *testing.T) {
+	db := tempDB(t)
+	store, err := models.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.AddAllowlistEntries(context.Background(), models.AnyRevision, []models.AllowlistEntry{{Entry: "https://bad.example/", CreatedAt: time.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	r := runCLI(t, "check", "--db", db, "http://93.184.216.34/")
+	if r.code != 1 || !strings.Contains(r.stderr, "the stored allowlist has a bad entry") || !strings.Contains(r.stderr, "console allow rm https://bad.example/") {
+		t.Fatalf("check over a bad stored entry: %+v", r)
+	}
+	if r := runCLI(t, "allow", "rm", "--db", db, "https://bad.example/"); r.code != 0 {
+		t.Fatalf("the suggested removal: %+v", r)
+	}
+	if r := runCLI(t, "check", "--db", db, "http://93.184.216.34/"); r.code != 0 {
+		t.Fatalf("after the removal: %+v", r)
+	}
+}

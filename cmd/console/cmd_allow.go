@@ -232,13 +232,16 @@ func badge(n int) string {
 }
 
 func storedEntries(rows []models.AllowlistEntry) ([]guard.Entry, error) {
-	out := make([]guard.Entry, 0, len(rows))
-	for _, r := range rows {
-		en, err := guard.ParseEntry(r.Entry)
-		if err != nil {
-			return nil, fmt.Errorf("the stored allowlist has a bad entry (%w); remove it with `console allow rm %s`", err, r.Entry)
-		}
-		out = append(out, en)
+	entries, err := guard.ParseStoredEntries(entryTexts(rows))
+	var ee *guard.EntryError
+	if errors.As(err, &ee) {
+		return nil, storedEntryError(ee)
 	}
-	return out, nil
+	return entries, err
+}
+
+// storedEntryError says how to get rid of an entry the store should never
+// have held.
+func storedEntryError(ee *guard.EntryError) error {
+	return fmt.Errorf("the stored allowlist has a bad entry (%w); remove it with `console allow rm %s`", ee, ee.Input)
 }
