@@ -88,17 +88,7 @@ func TestReadsPerTurnOverMCP(t *testing.T) {
 		fmt.Fprint(w, "<p>page</p>")
 	}))
 	server := MCPServer(MCPTools{Fetch: e.fetcher}, "test", "local")
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectMCP(t, server, nil)
 	call := func(path, trigger string) *mcp.CallToolResult {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Meta: mcp.Meta{mcpTriggerMeta: trigger}, Name: "fetch_url", Arguments: map[string]any{"url": "http://site.example.com" + path}})
 		if err != nil {

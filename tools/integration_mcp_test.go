@@ -17,21 +17,10 @@ func connectIntegrations(t *testing.T, e *integrationEnv) (*mcp.ClientSession, c
 	t.Helper()
 	server := MCPServer(MCPTools{Fetch: NewFetcher(e.guard, DefaultSettings)}, "test", "local")
 	e.x.AddToMCP(server, "local")
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
 	changed := make(chan struct{}, 16)
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
+	cs := connectMCP(t, server, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
-	cs, err := client.Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
 	return cs, changed
 }
 

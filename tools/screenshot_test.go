@@ -221,17 +221,7 @@ func TestScreenshotOverMCPAndAPI(t *testing.T) {
 	e := newShotEnv(t, launch, strings.TrimPrefix(page.URL, "http://"))
 
 	server := MCPServer(MCPTools{Shots: e.shooter}, "test", "local")
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectMCP(t, server, nil)
 	list, err := cs.ListTools(context.Background(), nil)
 	if err != nil || len(list.Tools) != 1 || list.Tools[0].Name != "take_screenshot" || !list.Tools[0].Annotations.ReadOnlyHint {
 		t.Fatalf("tools: %v %+v", err, list)

@@ -33,6 +33,24 @@ func statusPageEnv(t *testing.T) *toolEnv {
 	return e
 }
 
+// connectMCP connects a client to server over the SDK's in-memory
+// transport; both ends close with the test.
+func connectMCP(t *testing.T, server *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 func callFetch(t *testing.T, cs *mcp.ClientSession, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: args})
@@ -56,19 +74,7 @@ func textOf(t *testing.T, res *mcp.CallToolResult) string {
 
 func TestMCPInMemoryRoundTrip(t *testing.T) {
 	e := statusPageEnv(t)
-	server := MCPServer(MCPTools{Fetch: e.fetcher}, "test", "local")
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectMCP(t, MCPServer(MCPTools{Fetch: e.fetcher}, "test", "local"), nil)
 
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil || len(tools.Tools) != 1 {
