@@ -30,11 +30,30 @@ const (
 func (p *Policy) Decide(ctx context.Context, r Resolver, raw string) Decision {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return Decision{Input: raw, Code: CodeInvalid, Reason: ReasonBadURL,
-			Message: fmt.Sprintf("%q is not a valid URL (%s).", raw, urlErrorReason(err)),
-			Fix:     "Give a full URL such as https://status.example.com/."}
+		return badURL(raw, err)
 	}
 	return p.DecideURL(ctx, r, u, raw)
+}
+
+// Precheck makes every check of Decide that needs no DNS lookup: the
+// scheme, credentials, host form, internal names, literal addresses,
+// ports and the allowlist. A refusal is final. An allowed precheck of a
+// host name is not leave to connect: its addresses are unchecked, and the
+// guard's client decides the URL in full before it sends anything. It
+// serves a caller that needs the normalised URL, or an early refusal,
+// before the request itself, without looking the name up twice.
+func (p *Policy) Precheck(raw string) Decision {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return badURL(raw, err)
+	}
+	return p.decideURL(context.Background(), nil, u, raw)
+}
+
+func badURL(raw string, err error) Decision {
+	return Decision{Input: raw, Code: CodeInvalid, Reason: ReasonBadURL,
+		Message: fmt.Sprintf("%q is not a valid URL (%s).", raw, urlErrorReason(err)),
+		Fix:     "Give a full URL such as https://status.example.com/."}
 }
 
 func urlErrorReason(err error) string {
@@ -48,6 +67,11 @@ func urlErrorReason(err error) string {
 // place (lower case, punycode, no trailing dot), so that the request built
 // from u goes to exactly the host that was decided.
 func (p *Policy) DecideURL(ctx context.Context, r Resolver, u *url.URL, raw string) Decision {
+	return p.decideURL(ctx, r, u, raw)
+}
+
+// decideURL is DecideURL, or Precheck when r is nil.
+func (p *Policy) decideURL(ctx context.Context, r Resolver, u *url.URL, raw string) Decision {
 	d := Decision{Input: raw, URL: u}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return d.refuse(CodeInvalid, ReasonScheme, schemeMessage(u.Scheme), "Ask for an http:// or https:// link instead.")
@@ -134,7 +158,7 @@ func (p *Policy) DecideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 			fmt.Sprintf("Add %d under %s, or add %s under %s.", port, wherePorts, suggestEntry(h, port), whereAllowlist))
 	}
 
-	if h.name != "" {
+	if h.name != "" && r != nil {
 		// Resolve the name as absolute (with its trailing dot), so that a
 		// resolver's search list cannot turn an outside name into an inside
 		// one, e.g. status.example.com into status.example.com.corp.local.

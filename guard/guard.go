@@ -112,6 +112,12 @@ func (g *Guard) Decide(ctx context.Context, raw string) Decision {
 	return g.Policy().Decide(ctx, g.resolver, raw)
 }
 
+// Precheck makes the checks of Decide that need no DNS lookup, under the
+// policy in force; see Policy.Precheck.
+func (g *Guard) Precheck(raw string) Decision {
+	return g.Policy().Precheck(raw)
+}
+
 // Resolver returns the resolver the guard uses, for components (such as
 // the egress proxy) that must resolve exactly as the guard does.
 func (g *Guard) Resolver() Resolver { return g.resolver }

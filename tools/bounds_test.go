@@ -119,3 +119,26 @@ func TestMissingParameterFixReadsWithoutADescription(t *testing.T) {
 		t.Fatalf("fix = %+v", res.Refusal)
 	}
 }
+
+// TestAPageReadLooksTheNameUpOnce: the precheck needs no lookup, so a new
+// page costs one DNS query, and reading on from the cache costs one more
+// (the check that the policy still allows it).
+func TestAPageReadLooksTheNameUpOnce(t *testing.T) {
+	e := newToolEnv(t)
+	e.set(t, func(s *Settings) { s.PageChars = 500 })
+	e.serve(t, "status.example.com", "93.184.216.34", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<p>"+strings.Repeat("word ", 300)+"</p>")
+	}))
+	if res := e.fetcher.Fetch(context.Background(), turnA, FetchInput{URL: "http://status.example.com/"}); !res.OK() {
+		t.Fatal(res.Refusal)
+	}
+	if n := len(e.resolver.Lookups()); n != 1 {
+		t.Fatalf("a new page took %d lookups, want 1", n)
+	}
+	if res := e.fetcher.Fetch(context.Background(), turnA, FetchInput{URL: "http://status.example.com/", Start: 500}); !res.OK() {
+		t.Fatal(res.Refusal)
+	}
+	if n := len(e.resolver.Lookups()); n != 2 {
+		t.Fatalf("reading on took %d more lookups, want 1", n-1)
+	}
+}

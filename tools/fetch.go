@@ -70,7 +70,9 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 		return FetchResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonBadStart, URL: in.URL,
 			Message: fmt.Sprintf("start %d is negative.", in.Start), Fix: "Pass start: 0 to read from the beginning."}}
 	}
-	d := f.decide(ctx, in.URL, s)
+	// No lookup yet: the precheck gives the cache key and refuses what it
+	// can; the read itself decides in full, resolving the name once.
+	d := f.guard.Precheck(in.URL)
 	if !d.Allowed {
 		r := d.Refusal()
 		f.guard.Report(ctx, r, d.Port, nil)
