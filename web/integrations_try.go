@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/tools"
 	"github.com/outboundhq/outbound/views"
 )
@@ -23,7 +24,7 @@ func (s *Server) integrationTest(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	def, err := OpenIntegration(row, deps.Secrets)
+	def, err := app.OpenIntegration(row, deps.Secrets)
 	if err != nil {
 		f.FormError = fmt.Sprintf("The integration cannot be tested: %v", err)
 		return s.renderIntegrationForm(c, http.StatusConflict, f)

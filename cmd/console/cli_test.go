@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 )
 
@@ -128,12 +129,12 @@ func TestSettingsSetAndList(t *testing.T) {
 
 func TestRefusalsAreLoggedAndListed(t *testing.T) {
 	db := tempDB(t)
-	a, err := openApp(context.Background(), db, appOptions{})
+	a, err := app.Open(context.Background(), db, app.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := guard.WithCaller(context.Background(), guard.Caller{Tool: "fetch_url", Agent: "helpdesk", Thread: "T-1"})
-	if _, err := a.guard.Get(ctx, "http://10.0.0.5/admin"); err == nil {
+	if _, err := a.Guard().Get(ctx, "http://10.0.0.5/admin"); err == nil {
 		t.Fatal("a private address was fetched")
 	}
 	if err := a.Close(); err != nil { // flushes the queued refusal
@@ -161,15 +162,15 @@ func TestRefusalsAreLoggedAndListed(t *testing.T) {
 // `console mcp`) sees an allowlist change made by another store handle.
 func TestAnotherProcessPicksUpChangesWithinASecond(t *testing.T) {
 	db := tempDB(t)
-	a, err := openApp(context.Background(), db, appOptions{})
+	a, err := app.Open(context.Background(), db, app.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go a.watch(ctx)
-	if d := a.guard.Decide(ctx, "http://93.184.216.34/"); !d.Allowed {
+	go a.Watch(ctx)
+	if d := a.Guard().Decide(ctx, "http://93.184.216.34/"); !d.Allowed {
 		t.Fatalf("PUBLIC WEB refused a public address: %s", d.Message)
 	}
 	start := time.Now()
@@ -177,7 +178,7 @@ func TestAnotherProcessPicksUpChangesWithinASecond(t *testing.T) {
 		t.Fatalf("allow add: %+v", r)
 	}
 	for time.Since(start) < time.Second {
-		if d := a.guard.Decide(ctx, "http://93.184.216.34/"); !d.Allowed {
+		if d := a.Guard().Decide(ctx, "http://93.184.216.34/"); !d.Allowed {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -190,7 +191,7 @@ func TestAnotherProcessPicksUpChangesWithinASecond(t *testing.T) {
 // is the one stored last.
 func TestConcurrentReloadsEndOnTheNewestConfiguration(t *testing.T) {
 	db := tempDB(t)
-	a, err := openApp(context.Background(), db, appOptions{})
+	a, err := app.Open(context.Background(), db, app.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,25 +201,25 @@ func TestConcurrentReloadsEndOnTheNewestConfiguration(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := 0; i < 50; i++ {
-			_ = a.reload(ctx)
+			_ = a.Reload(ctx)
 		}
 	}()
 	for i := 0; i < 20; i++ {
 		if r := runCLI(t, "allow", "add", "--db", db, fmt.Sprintf("h%d.example.com", i)); r.code != 0 {
 			t.Fatal(r)
 		}
-		if err := a.reload(ctx); err != nil {
+		if err := a.Reload(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
 	<-done
-	if err := a.reload(ctx); err != nil {
+	if err := a.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := a.guard.Policy().Allowlist().Len(); n != 20 {
+	if n := a.Guard().Policy().Allowlist().Len(); n != 20 {
 		t.Fatalf("the policy in force has %d entries, want the 20 stored", n)
 	}
-	if d := a.guard.Decide(ctx, "http://93.184.216.34/"); d.Reason != "not_allowlisted" {
+	if d := a.Guard().Decide(ctx, "http://93.184.216.34/"); d.Reason != "not_allowlisted" {
 		t.Fatalf("decision under the newest list: %s", d.Reason)
 	}
 }

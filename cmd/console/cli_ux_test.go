@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
@@ -67,7 +68,7 @@ func TestReadOnlyCommandsRefuseAMissingDatabase(t *testing.T) {
 				t.Fatalf("got %+v, want exit 2 and %q", r, want)
 			}
 			assertMissing(t, db)
-			assertMissing(t, keyPath(db))
+			assertMissing(t, app.KeyPath(db))
 		})
 	}
 }
@@ -95,7 +96,7 @@ func TestReadOnlyCommandsLeaveNoKeyFile(t *testing.T) {
 	for _, args := range [][]string{{"check", "http://93.184.216.34/"}, {"fetch", "http://10.0.0.1/"}} {
 		runCLI(t, append(args, "--db", db)...)
 	}
-	assertMissing(t, keyPath(db))
+	assertMissing(t, app.KeyPath(db))
 }
 
 func TestDatabaseOpenErrorsSpeakCLI(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 )
 
@@ -232,7 +233,7 @@ func badge(n int) string {
 }
 
 func storedEntries(rows []models.AllowlistEntry) ([]guard.Entry, error) {
-	entries, err := guard.ParseStoredEntries(entryTexts(rows))
+	entries, err := guard.ParseStoredEntries(app.EntryTexts(rows))
 	var ee *guard.EntryError
 	if errors.As(err, &ee) {
 		return nil, storedEntryError(ee)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/internal/app"
 )
 
 func init() {
@@ -26,12 +27,12 @@ func runCheck(ctx context.Context, e env, args []string) error {
 	if len(rest) != 1 {
 		return usagef("give exactly one URL: console check [--json] URL")
 	}
-	a, err := openApp(ctx, db, appOptions{readOnly: true})
+	a, err := openApp(ctx, db, app.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	d := a.guard.Decide(ctx, rest[0])
+	d := a.Guard().Decide(ctx, rest[0])
 	if asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false)
@@ -39,7 +40,7 @@ func runCheck(ctx context.Context, e env, args []string) error {
 			return err
 		}
 	} else {
-		printDecision(e.stdout, &d, a.guard.Policy().PublicWeb())
+		printDecision(e.stdout, &d, a.Guard().Policy().PublicWeb())
 	}
 	if !d.Allowed {
 		return refusedError{}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/tools"
 )
 
@@ -26,12 +27,12 @@ func runFetch(ctx context.Context, e env, args []string) error {
 	if len(rest) != 1 {
 		return usagef("give exactly one URL: console fetch [--json] [--start N] URL")
 	}
-	a, err := openApp(ctx, db, appOptions{readOnly: true})
+	a, err := openApp(ctx, db, app.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	f := tools.NewFetcher(a.guard, a.Settings)
+	f := tools.NewFetcher(a.Guard(), a.Settings)
 	res := f.Fetch(ctx, tools.Turn{Agent: actor(), Thread: "cli"}, tools.FetchInput{URL: rest[0], Start: start})
 	if asJSON {
 		enc := json.NewEncoder(e.stdout)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/tools"
 )
 
@@ -32,20 +33,20 @@ func runMCP(ctx context.Context, e env, args []string) error {
 		return usagef("mcp takes no arguments; configure it in your MCP client as: console mcp --db PATH")
 	}
 	log := jsonLog(e.stderr)
-	a, err := openApp(ctx, db, appOptions{log: log})
+	a, err := openApp(ctx, db, app.Options{Log: log})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go a.watch(ctx)
-	shots, stopShots, err := a.screenshots()
+	go a.Watch(ctx)
+	shots, stopShots, err := a.Screenshots()
 	if err != nil {
 		return err
 	}
 	defer stopShots()
-	server := tools.MCPServer(tools.MCPTools{Fetch: tools.NewFetcher(a.guard, a.Settings), Shots: shots, Integrations: a.integrations}, version, agent)
+	server := tools.MCPServer(tools.MCPTools{Fetch: tools.NewFetcher(a.Guard(), a.Settings), Shots: shots, Integrations: a.Integrations()}, version, agent)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
 	if errors.Is(err, context.Canceled) {
 		return nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/tools"
 )
 
@@ -47,12 +48,12 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 		return err
 	}
 	log := jsonLog(e.stderr)
-	a, err := openApp(ctx, db, appOptions{log: log})
+	a, err := openApp(ctx, db, app.Options{Log: log})
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, a.Close()) }() // flushes the refusals still queued
-	proxy, err := a.standaloneProxy()
+	proxy, err := standaloneProxy(a)
 	if err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	go a.watch(watchCtx)
+	go a.Watch(watchCtx)
 
 	srv := &http.Server{
 		Handler:           proxy,
@@ -96,9 +97,9 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 // the allowlist unlocks, from this machine's place in the network.
 // standaloneProxy is the guard's proxy with agents' API tokens as its
 // credentials.
-func (a *app) standaloneProxy() (*guard.Proxy, error) {
-	return a.guard.NewProxy(guard.ProxyOptions{
-		Authenticate: (&tokenAuth{agents: storeAgents{a.store}, cache: map[string]cachedAgent{}}).authenticate,
+func standaloneProxy(a *app.App) (*guard.Proxy, error) {
+	return a.Guard().NewProxy(guard.ProxyOptions{
+		Authenticate: (&tokenAuth{agents: a, cache: map[string]cachedAgent{}}).authenticate,
 		AuthHint:     "Use an agent's API token (console token create NAME) as the password; any user name will do.",
 	})
 }

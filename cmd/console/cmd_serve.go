@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/tools"
 	"github.com/outboundhq/outbound/web"
 )
@@ -19,9 +20,6 @@ func init() {
 }
 
 const defaultServeAddr = "127.0.0.1:8080"
-
-// purgeEvery is how often the refusal log is trimmed to its retention.
-const purgeEvery = time.Hour
 
 func runServe(ctx context.Context, e env, args []string) error {
 	var db, addr string
@@ -49,7 +47,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 func serve(ctx context.Context, e env, db string, l net.Listener) error {
 	log := jsonLog(e.stderr)
 	metrics := web.NewMetrics()
-	a, err := openApp(ctx, db, appOptions{log: log, observer: metrics})
+	a, err := openApp(ctx, db, app.Options{Log: log, Observer: metrics})
 	if err != nil {
 		l.Close()
 		return err
@@ -57,18 +55,18 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 	defer a.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go a.watch(ctx)
-	go a.purgeLoop(ctx)
+	go a.Watch(ctx)
+	go a.PurgeLoop(ctx)
 
-	agents := storeAgents{a.store}
-	fetcher := tools.NewFetcher(a.guard, a.Settings)
-	shots, stopShots, err := a.screenshots()
+	agents := a
+	fetcher := tools.NewFetcher(a.Guard(), a.Settings)
+	shots, stopShots, err := a.Screenshots()
 	if err != nil {
 		return err
 	}
 	defer stopShots()
 	var setup *web.SetupToken
-	if n, err := a.store.CountUsers(ctx); err != nil {
+	if n, err := a.Store().CountUsers(ctx); err != nil {
 		return err
 	} else if n == 0 {
 		if setup, err = web.NewSetupToken(); err != nil {
@@ -76,18 +74,18 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 		}
 	}
 	srv := web.New(web.Deps{
-		Store: a.store, Guard: a.guard, Settings: a.Settings, Reload: a.reload,
-		MCP: tools.MCPHandler(tools.MCPServer(tools.MCPTools{Fetch: fetcher, Shots: shots, Integrations: a.integrations}, version, ""), agents),
+		Store: a.Store(), Guard: a.Guard(), Settings: a.Settings, Reload: a.Reload,
+		MCP: tools.MCPHandler(tools.MCPServer(tools.MCPTools{Fetch: fetcher, Shots: shots, Integrations: a.Integrations()}, version, ""), agents),
 		ToolAPIs: map[string]http.Handler{
 			"fetch_url":        tools.FetchAPI(fetcher, agents),
 			"take_screenshot":  tools.ScreenshotAPI(shots, agents),
-			"call_integration": tools.IntegrationAPI(a.integrations, agents),
+			"call_integration": tools.IntegrationAPI(a.Integrations(), agents),
 		},
 		Metrics: metrics.Handler(),
 		Setup:   setup,
 		Log:     log,
 	})
-	srv.UseIntegrations(web.IntegrationDeps{Secrets: a.secrets, Runner: a.integrations})
+	srv.UseIntegrations(web.IntegrationDeps{Secrets: a.Secrets(), Runner: a.Integrations()})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	base := "http://" + l.Addr().String()
 	fmt.Fprintf(e.stderr, "Outbound console on %s (database %s)\n", base, db)
@@ -115,29 +113,4 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 // Info up, so a log shipper reads both the same way.
 func jsonLog(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
-// purgeLoop deletes refusals older than the retention setting, now and
-// then every purgeEvery.
-func (a *app) purgeLoop(ctx context.Context) {
-	t := time.NewTicker(purgeEvery)
-	defer t.Stop()
-	for {
-		days := a.Settings().RetentionDays
-		n, err := a.store.PurgeRefusalsBefore(ctx, time.Now().AddDate(0, 0, -days))
-		switch {
-		case err != nil && ctx.Err() == nil:
-			a.log.Error("refusal log purge failed", "err", err)
-		case n > 0:
-			a.log.Info("refusal log purged", "deleted", n, "retention_days", days)
-		}
-		if _, err := a.store.PurgeSessions(ctx, time.Now().Add(-7*24*time.Hour)); err != nil && ctx.Err() == nil {
-			a.log.Error("session purge failed", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
@@ -33,27 +34,27 @@ func TestIntegrationAllowThisHostWithoutRestart(t *testing.T) {
 
 	var logs bytes.Buffer
 	ctx := context.Background()
-	a, err := openApp(ctx, tempDB(t), appOptions{log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	a, err := app.Open(ctx, tempDB(t), app.Options{Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	sealed, err := a.secrets.Seal(secret)
+	sealed, err := a.Secrets().Seal(secret)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.store.CreateIntegration(ctx, models.AnyRevision, models.Integration{
+	if _, err := a.Store().CreateIntegration(ctx, models.AnyRevision, models.Integration{
 		Name: "order_status", Description: "Order status.", Method: "GET", URLTemplate: svc.URL + "/orders/{id}",
 		Headers: []models.IntegrationHeader{{Name: "Authorization", Value: sealed, Secret: true}},
 		Params:  []models.IntegrationParam{{Name: "id", Type: "string", Required: true}},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.reload(ctx); err != nil {
+	if err := a.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
 	call := func() tools.IntegrationResult {
-		return a.integrations.Call(ctx, tools.Turn{Agent: "bot", Thread: "T-1"}, "order_status", map[string]json.RawMessage{"id": json.RawMessage(`"A-1"`)})
+		return a.Integrations().Call(ctx, tools.Turn{Agent: "bot", Thread: "T-1"}, "order_status", map[string]json.RawMessage{"id": json.RawMessage(`"A-1"`)})
 	}
 
 	res := call()
@@ -65,10 +66,10 @@ func TestIntegrationAllowThisHostWithoutRestart(t *testing.T) {
 		t.Fatal("the refused service was reached")
 	}
 
-	if _, err := a.store.AddAllowlistEntries(ctx, models.AnyRevision, []models.AllowlistEntry{{Entry: hostPort, AddedBy: "ada"}}); err != nil {
+	if _, err := a.Store().AddAllowlistEntries(ctx, models.AnyRevision, []models.AllowlistEntry{{Entry: hostPort, AddedBy: "ada"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.reload(ctx); err != nil {
+	if err := a.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
 	res = call()

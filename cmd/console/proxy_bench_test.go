@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
@@ -41,23 +42,23 @@ func BenchmarkStandaloneProxy(b *testing.B) {
 
 	db := tempDB(b)
 	ctx := context.Background()
-	a, err := openApp(ctx, db, appOptions{log: slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	a, err := app.Open(ctx, db, app.Options{Log: slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer a.Close()
 	// The server is on loopback, which only a literal entry unlocks.
-	if _, err := a.store.AddAllowlistEntries(ctx, models.AnyRevision, []models.AllowlistEntry{{Entry: strings.TrimPrefix(server.URL, "http://"), CreatedAt: time.Now()}}); err != nil {
+	if _, err := a.Store().AddAllowlistEntries(ctx, models.AnyRevision, []models.AllowlistEntry{{Entry: strings.TrimPrefix(server.URL, "http://"), CreatedAt: time.Now()}}); err != nil {
 		b.Fatal(err)
 	}
-	if err := a.reload(ctx); err != nil {
+	if err := a.Reload(ctx); err != nil {
 		b.Fatal(err)
 	}
 	token, _ := tools.NewToken()
-	if _, err := a.store.CreateToken(ctx, "bench", tools.HashToken(token)); err != nil {
+	if _, err := a.Store().CreateToken(ctx, "bench", tools.HashToken(token)); err != nil {
 		b.Fatal(err)
 	}
-	proxy, err := a.standaloneProxy()
+	proxy, err := standaloneProxy(a)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 )
 
@@ -67,13 +68,13 @@ func TestPurgeLoopKeepsTheRetentionSetting(t *testing.T) {
 	if r := runCLI(t, "settings", "set", "--db", db, "retention_days", "7"); r.code != 0 {
 		t.Fatal(r)
 	}
-	a, err := openApp(context.Background(), db, appOptions{})
+	a, err := app.Open(context.Background(), db, app.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
 	now := time.Now()
-	if err := a.store.InsertRefusals(context.Background(), []models.Refusal{
+	if err := a.Store().InsertRefusals(context.Background(), []models.Refusal{
 		{Host: "old.example", Time: now.AddDate(0, 0, -8)},
 		{Host: "recent.example", Time: now.AddDate(0, 0, -6)},
 	}); err != nil {
@@ -81,9 +82,9 @@ func TestPurgeLoopKeepsTheRetentionSetting(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go a.purgeLoop(ctx) // purges at once, then every hour
+	go a.PurgeLoop(ctx) // purges at once, then every hour
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		rows, _, err := a.store.ListRefusals(context.Background(), models.RefusalQuery{})
+		rows, _, err := a.Store().ListRefusals(context.Background(), models.RefusalQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}

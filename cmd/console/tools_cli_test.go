@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/tools"
 )
 
@@ -67,11 +68,11 @@ func TestTokenCommands(t *testing.T) {
 	if r := runCLI(t, "token", "create", "--db", db, "bad name!"); r.code != 2 || !strings.Contains(r.stderr, "is not a token name") {
 		t.Fatalf("bad name: %+v", r)
 	}
-	a, err := openApp(context.Background(), db, appOptions{})
+	a, err := app.Open(context.Background(), db, app.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	agents := storeAgents{a.store}
+	agents := a
 	if name, err := agents.VerifyToken(context.Background(), token); err != nil || name != "helpdesk-bot" {
 		t.Fatalf("VerifyToken: %q %v", name, err)
 	}
@@ -88,12 +89,12 @@ func TestTokenCommands(t *testing.T) {
 	if r := runCLI(t, "token", "revoke", "--db", db, "nobody"); r.code != 2 || !strings.Contains(r.stderr, `there is no token named "nobody"`) {
 		t.Fatalf("revoke unknown: %+v", r)
 	}
-	a, err = openApp(context.Background(), db, appOptions{})
+	a, err = app.Open(context.Background(), db, app.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	if _, err := (storeAgents{a.store}).VerifyToken(context.Background(), token); err == nil {
+	if _, err := (a).VerifyToken(context.Background(), token); err == nil {
 		t.Fatal("a revoked token verified")
 	}
 }

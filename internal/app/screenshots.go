@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"errors"
@@ -7,12 +7,12 @@ import (
 	"github.com/outboundhq/outbound/tools"
 )
 
-// screenshots starts what take_screenshot needs besides the browser: the
+// Screenshots starts what take_screenshot needs besides the browser: the
 // guard's embedded proxy (every page request goes through it) and the
 // refusing proxy that Chromium's own background traffic is sent to. The
 // browser itself starts on the first screenshot, so a console that never
 // takes one never runs Chromium.
-func (a *app) screenshots() (*tools.Screenshotter, func() error, error) {
+func (a *App) Screenshots() (*tools.Screenshotter, func() error, error) {
 	refuse, err := tools.StartRefusingProxy()
 	if err != nil {
 		return nil, nil, err

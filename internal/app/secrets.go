@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"crypto/rand"
@@ -16,20 +16,20 @@ import (
 // secretKeyEnv holds the key that seals integration secrets, base64.
 const secretKeyEnv = "CONSOLE_SECRET_KEY"
 
-// openSecretBox returns the box that seals integration secrets. Its key
+// OpenSecretBox returns the box that seals integration secrets. Its key
 // comes from CONSOLE_SECRET_KEY when set; otherwise from <db>.key beside
 // the database, created with a fresh random key on first run. Keeping the
 // key out of the database means a copy of the database alone opens no
 // secret.
-func openSecretBox(dbPath string, getenv func(string) string) (*tools.SecretBox, error) {
+func OpenSecretBox(dbPath string, getenv func(string) string) (*tools.SecretBox, error) {
 	if v := strings.TrimSpace(getenv(secretKeyEnv)); v != "" {
 		key, err := decodeKey(v)
 		if err != nil {
-			return nil, fmt.Errorf("%s is not a base64 key of 32 bytes (%v); generate one with `head -c 32 /dev/urandom | base64`, or unset it to use the key file %s", secretKeyEnv, err, keyPath(dbPath))
+			return nil, fmt.Errorf("%s is not a base64 key of 32 bytes (%v); generate one with `head -c 32 /dev/urandom | base64`, or unset it to use the key file %s", secretKeyEnv, err, KeyPath(dbPath))
 		}
 		return tools.NewSecretBox(key, secretKeyEnv)
 	}
-	path := keyPath(dbPath)
+	path := KeyPath(dbPath)
 	key, err := readOrCreateKey(path)
 	if err != nil {
 		return nil, err
@@ -37,7 +37,7 @@ func openSecretBox(dbPath string, getenv func(string) string) (*tools.SecretBox,
 	return tools.NewSecretBox(key, path)
 }
 
-func keyPath(dbPath string) string { return dbPath + ".key" }
+func KeyPath(dbPath string) string { return dbPath + ".key" }
 
 func decodeKey(text string) ([]byte, error) {
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ func noEnv(string) string { return "" }
 
 func TestSecretKeyFile(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "console.db")
-	box, err := openSecretBox(db, noEnv)
+	box, err := OpenSecretBox(db, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestSecretKeyFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := openSecretBox(db, noEnv)
+	again, err := OpenSecretBox(db, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestSecretKeyFile(t *testing.T) {
 			}
 			return ""
 		}
-		other, err := openSecretBox(db, env)
+		other, err := OpenSecretBox(db, env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +90,7 @@ func TestSecretKeyErrors(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err := openSecretBox(db, func(string) string { return tt.env })
+			_, err := OpenSecretBox(db, func(string) string { return tt.env })
 			if err == nil {
 				t.Fatal("no error")
 			}

@@ -1,24 +1,23 @@
-package main
+package app
 
 import (
 	"context"
 
 	"github.com/outboundhq/outbound/tools"
-	"github.com/outboundhq/outbound/web"
 )
 
 // loadIntegrations hands the stored integrations to the tools, which
 // update every MCP server's tool list. An integration whose secret does
 // not open (a changed key) is left out and logged, so that one bad secret
 // never stops the policy or the other integrations from loading.
-func (a *app) loadIntegrations(ctx context.Context) error {
+func (a *App) loadIntegrations(ctx context.Context) error {
 	rows, err := a.store.ListIntegrations(ctx)
 	if err != nil {
 		return err
 	}
 	list := make([]tools.Integration, 0, len(rows))
 	for _, row := range rows {
-		in, err := web.OpenIntegration(row, a.secrets)
+		in, err := OpenIntegration(row, a.secrets)
 		if err != nil {
 			a.log.Error("integration left out", "integration", row.Name, "err", err)
 			continue

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -9,12 +9,11 @@ import (
 	"github.com/outboundhq/outbound/tools"
 )
 
-// storeAgents verifies agents' API tokens against the store, which keeps
-// only their SHA-256 hashes: a token is 256 random bits, so a plain hash
+// VerifyToken names the agent whose API token this is. The store keeps
+// only tokens' SHA-256 hashes: a token is 256 random bits, so a plain hash
 // is enough (no password stretching is needed for high-entropy secrets).
-type storeAgents struct{ store *models.Store }
-
-func (a storeAgents) VerifyToken(ctx context.Context, token string) (string, error) {
+// It implements tools.Agents.
+func (a *App) VerifyToken(ctx context.Context, token string) (string, error) {
 	t, err := a.store.FindActiveToken(ctx, tools.HashToken(token))
 	if errors.Is(err, models.ErrNotFound) {
 		return "", tools.ErrBadToken

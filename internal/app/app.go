@@ -1,0 +1,189 @@
+// Package app is Outbound's application layer: the one owner of every
+// operation the product performs. The web console and the command line are
+// thin front ends over it: they parse input, call an operation here, and
+// render or print what it returns. Keeping the rules (what a valid entry,
+// token name or password is; what is audited, and under which action name;
+// when the running guard reloads) in one place is what stops the two front
+// ends drifting apart.
+//
+// An App wires the store to the guard: the store's allowlist and settings
+// become the guard's policy, the guard's decisions go to the log, the
+// metrics and the store's batched refusal writer, and a change made by any
+// process on the same database reaches this one through the revision number.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
+)
+
+// App is one running Outbound process's view of its database and guard.
+type App struct {
+	store    *models.Store
+	guard    *guard.Guard
+	refusals *models.RefusalWriter
+	log      *slog.Logger
+	dbPath   string
+	// secrets seals integration header secrets; integrations runs them.
+	secrets      *tools.SecretBox
+	integrations *tools.Integrations
+
+	settings atomic.Pointer[tools.Settings]
+	revision atomic.Int64
+	reloadMu sync.Mutex
+}
+
+// Options configure Open.
+type Options struct {
+	// Resolver replaces the system resolver (tests inject one).
+	Resolver guard.Resolver
+	// Observer sees every decision, for metrics.
+	Observer guard.Observer
+	// Log receives the one line per decision and the app's own events.
+	Log *slog.Logger
+	// ReadOnly is for commands that only decide or fetch (check, fetch):
+	// the database must already exist, and the integrations are not
+	// loaded, so their secret key file is neither needed nor created.
+	ReadOnly bool
+	// Getenv reads CONSOLE_SECRET_KEY; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// Open opens the database at dbPath (creating it unless opts.ReadOnly),
+// builds the guard from what it stores, and loads the integrations.
+func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
+	mode := MayCreate
+	if opts.ReadOnly {
+		mode = MustExist
+	}
+	store, err := OpenStore(dbPath, mode)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	a := &App{store: store, log: opts.Log, dbPath: dbPath}
+	if a.log == nil {
+		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
+	a.guard = guard.New(guard.Options{Resolver: opts.Resolver, Observer: decisionLog{log: a.log, next: opts.Observer}, Reporter: guard.ReporterFunc(a.report)})
+	if !opts.ReadOnly {
+		if a.secrets, err = OpenSecretBox(dbPath, opts.Getenv); err != nil {
+			a.Close()
+			return nil, err
+		}
+		a.integrations = tools.NewIntegrations(a.guard, a.Settings)
+	}
+	if err := a.Reload(ctx); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// Reload reads the allowlist and settings and swaps in a new policy. It
+// builds everything off the live path first; on any failure the running
+// policy stays as it was. Reloads run one at a time: the revision watch
+// and a console save can both ask for one, and two interleaved reloads
+// could otherwise store the older configuration last. The revision is
+// read before the configuration, so a change landing in between is seen
+// as a newer revision by the next poll and loaded again.
+func (a *App) Reload(ctx context.Context) error {
+	a.reloadMu.Lock()
+	defer a.reloadMu.Unlock()
+	rev, err := a.store.Revision(ctx)
+	if err != nil {
+		return err
+	}
+	p, s, err := loadPolicy(ctx, a.store)
+	if err != nil {
+		return err
+	}
+	a.guard.SetPolicy(p)
+	a.settings.Store(&s)
+	a.revision.Store(rev)
+	if a.integrations == nil {
+		return nil // a read-only app runs no integration
+	}
+	return a.loadIntegrations(ctx)
+}
+
+// loadPolicy builds the guard's policy and the tools' settings from the
+// store, saying which command fixes a bad stored value.
+func loadPolicy(ctx context.Context, store *models.Store) (*guard.Policy, tools.Settings, error) {
+	rows, err := store.ListAllowlist(ctx)
+	if err != nil {
+		return nil, tools.Settings{}, err
+	}
+	values, err := store.Settings(ctx)
+	if err != nil {
+		return nil, tools.Settings{}, err
+	}
+	p, s, err := tools.BuildPolicy(EntryTexts(rows), values)
+	var ee *guard.EntryError
+	var se *tools.SettingError
+	switch {
+	case errors.As(err, &ee):
+		return nil, tools.Settings{}, storedEntryError(ee)
+	case errors.As(err, &se):
+		return nil, tools.Settings{}, fmt.Errorf("the stored settings are invalid (%w); fix them with `console settings set`", err)
+	case err != nil:
+		return nil, tools.Settings{}, err
+	}
+	return p, s, nil
+}
+
+func EntryTexts(rows []models.AllowlistEntry) []string {
+	texts := make([]string, len(rows))
+	for i, r := range rows {
+		texts[i] = r.Entry
+	}
+	return texts
+}
+
+// Watch reloads whenever another process changes the configuration. It
+// returns when ctx ends.
+func (a *App) Watch(ctx context.Context) {
+	err := a.store.Watch(ctx, 250*time.Millisecond, func(rev int64) {
+		if rev == a.revision.Load() {
+			return
+		}
+		if err := a.Reload(ctx); err != nil {
+			a.log.Error("reload failed; the previous policy stays in force", "revision", rev, "err", err)
+			return
+		}
+		a.log.Info("policy reloaded", "revision", rev)
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		a.log.Error("configuration watch stopped", "err", err)
+	}
+}
+
+// Settings returns the settings in force.
+func (a *App) Settings() tools.Settings { return *a.settings.Load() }
+
+// Close flushes queued refusals and closes the store.
+func (a *App) Close() error {
+	a.guard.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return errors.Join(a.refusals.Close(ctx), a.store.Close())
+}
+
+// storedEntryError says how to get rid of an entry the store should never
+// have held.
+func storedEntryError(ee *guard.EntryError) error {
+	return fmt.Errorf("the stored allowlist has a bad entry (%w); remove it with `console allow rm %s`", ee, ee.Input)
+}
