@@ -34,7 +34,7 @@ func (s *Store) ListAllowlist(ctx context.Context) ([]AllowlistEntry, error) {
 // each element; ID is assigned. An entry that already exists, or appears
 // twice in entries, fails the whole call with a *DuplicateError naming it.
 // It returns the new revision.
-func (s *Store) AddAllowlistEntries(ctx context.Context, expectRevision int64, entries []AllowlistEntry) (int64, error) {
+func (s *Store) AddAllowlistEntries(ctx context.Context, expectRevision int64, entries []AllowlistEntry, audit ...Audit) (int64, error) {
 	if len(entries) == 0 {
 		return 0, fmt.Errorf("models: no allowlist entries to add; pass at least one")
 	}
@@ -43,7 +43,7 @@ func (s *Store) AddAllowlistEntries(ctx context.Context, expectRevision int64, e
 			return 0, fmt.Errorf("models: allowlist entry #%d is empty; every entry needs its normalised host text", i+1)
 		}
 	}
-	return s.mutateConfig(ctx, SectionAllowlist, expectRevision, func(tx *gorm.DB) error {
+	return s.mutateConfig(ctx, SectionAllowlist, expectRevision, audit, func(tx *gorm.DB) error {
 		for _, e := range entries {
 			row := AllowlistEntry{Entry: e.Entry, Note: e.Note, AddedBy: e.AddedBy, CreatedAt: e.CreatedAt}
 			// One row per statement, so a unique violation tells us which
@@ -63,11 +63,11 @@ func (s *Store) AddAllowlistEntries(ctx context.Context, expectRevision int64, e
 // the revision bump. If any of them does not exist, nothing is removed and a
 // *NotFoundError names it. Repeating a name in entries is harmless. It
 // returns the new revision.
-func (s *Store) RemoveAllowlistEntries(ctx context.Context, expectRevision int64, entries []string) (int64, error) {
+func (s *Store) RemoveAllowlistEntries(ctx context.Context, expectRevision int64, entries []string, audit ...Audit) (int64, error) {
 	if len(entries) == 0 {
 		return 0, fmt.Errorf("models: no allowlist entries to remove; pass at least one")
 	}
-	return s.mutateConfig(ctx, SectionAllowlist, expectRevision, func(tx *gorm.DB) error {
+	return s.mutateConfig(ctx, SectionAllowlist, expectRevision, audit, func(tx *gorm.DB) error {
 		seen := make(map[string]bool, len(entries))
 		for _, e := range entries {
 			if seen[e] {

@@ -2,7 +2,10 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // Audit is one change to the configuration: who did what to which thing,
@@ -18,19 +21,33 @@ type Audit struct {
 	After  string    `gorm:"not null;default:''"`
 }
 
-// RecordAudit appends records, stamping a zero Time with now.
+// RecordAudit appends records on their own, stamping a zero Time with now.
+// A change to the configuration passes its records to the mutation instead,
+// which writes them in the change's own transaction: a change is never
+// committed without its record, nor recorded without being committed.
 func (s *Store) RecordAudit(ctx context.Context, records ...Audit) error {
+	return writeAudit(s.w.WithContext(ctx), records)
+}
+
+// writeAudit inserts records with tx, inside the caller's transaction.
+func writeAudit(tx *gorm.DB, records []Audit) error {
 	if len(records) == 0 {
 		return nil
 	}
 	now := time.Now().UTC()
-	for i := range records {
-		records[i].ID = 0
-		if records[i].Time.IsZero() {
-			records[i].Time = now
+	rows := make([]Audit, len(records))
+	for i, r := range records {
+		r.ID = 0
+		if r.Time.IsZero() {
+			r.Time = now
 		}
+		r.Time = r.Time.UTC()
+		rows[i] = r
 	}
-	return s.w.WithContext(ctx).Create(&records).Error
+	if err := tx.Create(&rows).Error; err != nil {
+		return fmt.Errorf("models: recording %d audit records: %w", len(rows), err)
+	}
+	return nil
 }
 
 // ListAudit returns up to limit records older than beforeID (0: newest),

@@ -69,12 +69,12 @@ func (s *Store) IntegrationByName(ctx context.Context, name string) (Integration
 
 // CreateIntegration adds in with the revision bump. A name already taken
 // is a *DuplicateError. It returns the new revision.
-func (s *Store) CreateIntegration(ctx context.Context, expectRevision int64, in Integration) (int64, error) {
+func (s *Store) CreateIntegration(ctx context.Context, expectRevision int64, in Integration, audit ...Audit) (int64, error) {
 	if in.Name == "" {
 		return 0, fmt.Errorf("models: an integration needs a name")
 	}
 	in.ID = 0
-	return s.mutateConfig(ctx, SectionIntegrations, expectRevision, func(tx *gorm.DB) error {
+	return s.mutateConfig(ctx, SectionIntegrations, expectRevision, audit, func(tx *gorm.DB) error {
 		if err := tx.Create(&in).Error; err != nil {
 			if isUniqueViolation(err) {
 				return &DuplicateError{Kind: "integration", Value: in.Name}
@@ -88,11 +88,11 @@ func (s *Store) CreateIntegration(ctx context.Context, expectRevision int64, in 
 // UpdateIntegration replaces the integration called name with in, which
 // may carry a new name. A missing integration is a *NotFoundError; a new
 // name already taken is a *DuplicateError. It returns the new revision.
-func (s *Store) UpdateIntegration(ctx context.Context, expectRevision int64, name string, in Integration) (int64, error) {
+func (s *Store) UpdateIntegration(ctx context.Context, expectRevision int64, name string, in Integration, audit ...Audit) (int64, error) {
 	if in.Name == "" {
 		return 0, fmt.Errorf("models: an integration needs a name")
 	}
-	return s.mutateConfig(ctx, SectionIntegrations, expectRevision, func(tx *gorm.DB) error {
+	return s.mutateConfig(ctx, SectionIntegrations, expectRevision, audit, func(tx *gorm.DB) error {
 		var old Integration
 		err := tx.Where("name = ?", name).Take(&old).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -114,8 +114,8 @@ func (s *Store) UpdateIntegration(ctx context.Context, expectRevision int64, nam
 
 // DeleteIntegration removes the integration called name, or returns a
 // *NotFoundError. It returns the new revision.
-func (s *Store) DeleteIntegration(ctx context.Context, expectRevision int64, name string) (int64, error) {
-	return s.mutateConfig(ctx, SectionIntegrations, expectRevision, func(tx *gorm.DB) error {
+func (s *Store) DeleteIntegration(ctx context.Context, expectRevision int64, name string, audit ...Audit) (int64, error) {
+	return s.mutateConfig(ctx, SectionIntegrations, expectRevision, audit, func(tx *gorm.DB) error {
 		res := tx.Where("name = ?", name).Delete(&Integration{})
 		if res.Error != nil {
 			return fmt.Errorf("models: removing integration %q: %w", name, res.Error)

@@ -72,10 +72,11 @@ func (s *Store) Revision(ctx context.Context) (int64, error) {
 }
 
 // mutateConfig runs fn in one write transaction together with the bump of
-// section's version (compared with expectVersion) and of the global
-// revision, so a change and its versions commit or roll back as one. It
-// returns the section's new version.
-func (s *Store) mutateConfig(ctx context.Context, section Section, expectVersion int64, fn func(tx *gorm.DB) error) (int64, error) {
+// section's version (compared with expectVersion), the bump of the global
+// revision and the change's audit records, so a change, its versions and
+// its record commit or roll back as one. It returns the section's new
+// version.
+func (s *Store) mutateConfig(ctx context.Context, section Section, expectVersion int64, audit []Audit, fn func(tx *gorm.DB) error) (int64, error) {
 	if expectVersion < AnyRevision {
 		return 0, fmt.Errorf("models: expected version %d is invalid; pass the version you read, or AnyRevision (-1)", expectVersion)
 	}
@@ -88,7 +89,10 @@ func (s *Store) mutateConfig(ctx context.Context, section Section, expectVersion
 		if err := tx.Exec("UPDATE revision SET value = value + 1 WHERE id = 1").Error; err != nil {
 			return fmt.Errorf("models: bumping revision: %w", err)
 		}
-		return fn(tx)
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return writeAudit(tx, audit)
 	})
 	if err != nil {
 		return 0, err

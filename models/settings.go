@@ -36,7 +36,7 @@ func (s *Store) Settings(ctx context.Context) (map[string]string, error) {
 // SetSettings creates or overwrites each key in values, in one transaction
 // with the revision bump, recording by as the author. It returns the new
 // revision.
-func (s *Store) SetSettings(ctx context.Context, expectRevision int64, by string, values map[string]string) (int64, error) {
+func (s *Store) SetSettings(ctx context.Context, expectRevision int64, by string, values map[string]string, audit ...Audit) (int64, error) {
 	if len(values) == 0 {
 		return 0, fmt.Errorf("models: no settings to save; pass at least one key")
 	}
@@ -53,7 +53,7 @@ func (s *Store) SetSettings(ctx context.Context, expectRevision int64, by string
 	for _, k := range keys {
 		rows = append(rows, Setting{Key: k, Value: values[k], UpdatedAt: now, UpdatedBy: by})
 	}
-	return s.mutateConfig(ctx, SectionSettings, expectRevision, func(tx *gorm.DB) error {
+	return s.mutateConfig(ctx, SectionSettings, expectRevision, audit, func(tx *gorm.DB) error {
 		err := tx.Clauses(clause.OnConflict{
 			Columns:   []clause.Column{{Name: "key"}},
 			DoUpdates: clause.AssignmentColumns([]string{"value", "updated_at", "updated_by"}),
