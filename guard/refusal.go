@@ -68,6 +68,18 @@ var Reasons = []Reason{
 	ReasonBadSize, ReasonBrowser, ReasonUnknownTool, ReasonBadParams, ReasonCrossOriginBody,
 }
 
+// Kind keeps what the policy refused apart from what the network failed to
+// do. A policy refusal is the guard (or a tool's limit) saying no; a network
+// failure is a name that did not resolve, a connection that failed, a
+// target or browser that did not answer. The log, its filters and the
+// metrics count them apart, so an outage never reads as an attack.
+type Kind string
+
+const (
+	KindPolicy  Kind = "policy"
+	KindNetwork Kind = "network"
+)
+
 // Refusal is a refused or failed outbound request, as a value. Its Message
 // is one sentence the agent can read; its Fix names the setting that would
 // change the outcome. Refusal implements error so that it travels through
@@ -84,6 +96,17 @@ type Refusal struct {
 	Addresses []netip.Addr `json:"addresses,omitempty"`
 	// Range names the address range that refused the request, if any.
 	Range string `json:"range,omitempty"`
+	// Kind is KindNetwork for a failure of the network rather than a
+	// refusal of the policy; empty means KindPolicy.
+	Kind Kind `json:"kind,omitempty"`
+}
+
+// KindOf is r's kind, KindPolicy when unset.
+func (r *Refusal) KindOf() Kind {
+	if r.Kind == "" {
+		return KindPolicy
+	}
+	return r.Kind
 }
 
 func (r *Refusal) Error() string { return r.Message }
