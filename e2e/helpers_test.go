@@ -24,7 +24,7 @@ import (
 func newPageWith(t *testing.T, baseURL string, opts playwright.BrowserNewContextOptions) playwright.Page {
 	t.Helper()
 	if sharedBrowser == nil {
-		t.Skipf("%s is set: browser tests are skipped", skipEnv)
+		t.Skip(skipReason)
 	}
 	opts.BaseURL = playwright.String(baseURL)
 	if opts.Viewport == nil {

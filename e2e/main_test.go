@@ -4,8 +4,10 @@
 // costs about a second; a context costs milliseconds), and every test gets a
 // fresh context from newPage, so no cookies or storage leak between tests.
 //
-// Browser tests are skipped only when OUTBOUND_E2E_SKIP is set. Otherwise a
-// browser that cannot start fails the package, so CI cannot pass without one.
+// Browser tests skip, with the reason, where Chromium or the Playwright
+// driver is not installed (or OUTBOUND_E2E_SKIP is set); the test command
+// sets OUTBOUND_BROWSER_REQUIRED, so there a missing browser fails the
+// package and CI cannot pass without one. See internal/browsertest.
 package e2e
 
 import (
@@ -18,15 +20,18 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/outboundhq/outbound/tools/browser"
 	"github.com/playwright-community/playwright-go"
+
+	"github.com/outboundhq/outbound/internal/browsertest"
+	"github.com/outboundhq/outbound/tools/browser"
 )
 
-// skipEnv names the variable that skips every browser test on purpose.
-const skipEnv = "OUTBOUND_E2E_SKIP"
-
-// sharedBrowser is the package's one Chromium; nil when skipEnv is set.
-var sharedBrowser *browser.Browser
+// sharedBrowser is the package's one Chromium; nil when browser tests skip,
+// and then skipReason says why.
+var (
+	sharedBrowser *browser.Browser
+	skipReason    string
+)
 
 func TestMain(m *testing.M) {
 	code := runWithBrowser(m)
@@ -35,8 +40,14 @@ func TestMain(m *testing.M) {
 }
 
 func runWithBrowser(m *testing.M) int {
-	if os.Getenv(skipEnv) != "" {
-		fmt.Fprintf(os.Stderr, "e2e: %s is set: every browser test is skipped\n", skipEnv)
+	skip, err := browsertest.Check()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 1
+	}
+	if skip != "" {
+		skipReason = skip
+		fmt.Fprintf(os.Stderr, "e2e: %s\n", skip)
 		return m.Run()
 	}
 	b, err := browser.Launch(browser.Options{
@@ -45,7 +56,7 @@ func runWithBrowser(m *testing.M) int {
 		ExtraArgs: []string{browser.BlockDNSArg("127.0.0.1", "localhost")},
 	})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: %v\n(to skip the browser tests on purpose, set %s=1)\n", err, skipEnv)
+		fmt.Fprintf(os.Stderr, "e2e: %v\n(to skip the browser tests on purpose, set %s=1)\n", err, browsertest.SkipEnv)
 		return 1
 	}
 	sharedBrowser = b

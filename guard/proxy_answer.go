@@ -3,7 +3,6 @@ package guard
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 )
@@ -39,20 +38,4 @@ func writeText(w http.ResponseWriter, status int, body string) {
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, body)
-}
-
-// requestTarget names what a request asked for, as the guard decides it:
-// a CONNECT host:port as https://host:port/, otherwise the absolute URI.
-func requestTarget(r *http.Request) (raw, host string, port uint16) {
-	if r.Method == http.MethodConnect {
-		raw = "https://" + r.Host + "/"
-		h, p, err := net.SplitHostPort(r.Host)
-		if err != nil {
-			return raw, r.Host, 0
-		}
-		n, _ := strconv.ParseUint(p, 10, 16)
-		return raw, h, uint16(n)
-	}
-	n, _ := strconv.ParseUint(r.URL.Port(), 10, 16)
-	return r.RequestURI, r.URL.Hostname(), uint16(n)
 }

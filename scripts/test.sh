@@ -128,15 +128,18 @@ install_playwright_driver() {
 	mkdir -p "$driver"
 	# Relative, so the cache folder can be moved or mounted elsewhere.
 	ln -sfn ../node_modules/playwright-core "$driver/package"
+	# playwright-go runs <driver>/node unless told otherwise.
+	ln -sfn "$(command -v node)" "$driver/node"
 
-	export PLAYWRIGHT_DRIVER_PATH="$driver"
-	PLAYWRIGHT_NODEJS_PATH="$(command -v node)"
-	export PLAYWRIGHT_NODEJS_PATH
+	# No PLAYWRIGHT_* variable is exported: the product finds the driver in
+	# .cache/playwright by itself, and the tests prove it. A missing browser
+	# fails the browser tests here instead of skipping them.
+	export OUTBOUND_BROWSER_REQUIRED=1
 	export OUTBOUND_CHROMIUM="${OUTBOUND_CHROMIUM:-/usr/bin/chromium}"
 
 	# Fail here, with the reason, rather than deep inside a browser test.
 	local version
-	version="$("$PLAYWRIGHT_NODEJS_PATH" "$driver/package/cli.js" --version)" ||
+	version="$(node "$driver/package/cli.js" --version)" ||
 		fail "the Playwright driver in $driver does not run: delete $cache and run this script again"
 	[[ "$version" == *"$playwright_core_version"* ]] ||
 		fail "the Playwright driver in $driver reports \"$version\", want $playwright_core_version: delete $cache and run this script again"

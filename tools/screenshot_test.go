@@ -9,11 +9,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/outboundhq/outbound/internal/browsertest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -74,14 +75,11 @@ func (e *shotEnv) Reports() []guard.Event {
 	return append([]guard.Event(nil), e.reports...)
 }
 
-// realChromium returns the production launcher, or skips when browser
-// tests are switched off. Without the switch a missing browser fails the
-// test: CI must not go green without one.
+// realChromium returns the production launcher, or skips (fails under the
+// test command) where the browser is not installed: see browsertest.
 func realChromium(t *testing.T) Launcher {
 	t.Helper()
-	if os.Getenv("OUTBOUND_E2E_SKIP") != "" {
-		t.Skip("OUTBOUND_E2E_SKIP is set")
-	}
+	browsertest.Require(t)
 	refuse, err := StartRefusingProxy()
 	if err != nil {
 		t.Fatal(err)

@@ -5,31 +5,35 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/playwright-community/playwright-go"
 )
 
-// driverRunOptions finds the Playwright driver and node from the environment
-// and checks both. The checks matter: given a wrong folder, playwright-go
-// creates it and reports only "please install the driver", and given no
-// PLAYWRIGHT_NODEJS_PATH it looks for a node binary inside the driver folder,
-// which npm's playwright-core does not ship.
+// driverRunOptions finds the Playwright driver and node and checks both.
+// The checks matter: given a wrong folder, playwright-go creates it and
+// reports only "please install the driver", and given no node it looks for
+// a node binary inside the driver folder, which npm's playwright-core does
+// not ship.
+//
+// The product finds the driver without any variable: scripts/test.sh (and
+// an admin following the README) installs npm's playwright-core into
+// .cache/playwright, laid out as <driver>/package/cli.js, and node is
+// looked up on PATH. The variables still win when set, for other layouts.
 func driverRunOptions() (*playwright.RunOptions, error) {
-	dir := os.Getenv("PLAYWRIGHT_DRIVER_PATH")
-	if dir == "" {
-		return nil, fmt.Errorf("browser: PLAYWRIGHT_DRIVER_PATH is not set: %s", fixHint)
+	dir, err := findDriver()
+	if err != nil {
+		return nil, err
 	}
-	cli := filepath.Join(dir, "package", "cli.js")
-	if _, err := os.Stat(cli); err != nil {
-		return nil, fmt.Errorf("browser: PLAYWRIGHT_DRIVER_PATH=%q has no package/cli.js (%w): its \"package\" must link to npm's playwright-core; %s", dir, err, fixHint)
+	node, err := findNode()
+	if err != nil {
+		return nil, err
 	}
-	node := os.Getenv("PLAYWRIGHT_NODEJS_PATH")
-	if node == "" {
-		return nil, errors.New("browser: PLAYWRIGHT_NODEJS_PATH is not set: export PLAYWRIGHT_NODEJS_PATH=\"$(command -v node)\", or " + fixHint)
-	}
-	if err := checkExecutable(node); err != nil {
-		return nil, fmt.Errorf("browser: PLAYWRIGHT_NODEJS_PATH=%q: %w: point it at node (Node.js 20)", node, err)
+	// playwright-go reads the node binary from the environment only.
+	if os.Getenv("PLAYWRIGHT_NODEJS_PATH") == "" {
+		os.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
 	}
 	return &playwright.RunOptions{
 		DriverDirectory:     dir,
@@ -37,12 +41,118 @@ func driverRunOptions() (*playwright.RunOptions, error) {
 	}, nil
 }
 
+// driverDirEnv, when set, names the driver folder outright.
+const driverDirEnv = "PLAYWRIGHT_DRIVER_PATH"
+
+// findDriver returns the first driver folder that holds package/cli.js:
+// $PLAYWRIGHT_DRIVER_PATH if set (and then only it), else
+// $OUTBOUND_CACHE/playwright/driver, else .cache/playwright/driver in the
+// working directory, the executable's directory, or any of their parents
+// (so `go test` in a package folder finds the repository's cache).
+func findDriver() (string, error) {
+	if dir := os.Getenv(driverDirEnv); dir != "" {
+		if err := checkDriverDir(dir); err != nil {
+			return "", fmt.Errorf("browser: %s=%q has no package/cli.js (%w): its \"package\" must link to npm's playwright-core; %s", driverDirEnv, dir, err, fixHint)
+		}
+		return dir, nil
+	}
+	candidates := driverCandidates()
+	for _, dir := range candidates {
+		if checkDriverDir(dir) == nil {
+			return dir, nil
+		}
+	}
+	return "", &MissingError{What: "the Playwright driver (npm's playwright-core " + DriverVersion + ")", Looked: candidates,
+		Fix: "run `bash scripts/test.sh`, which installs it into .cache/playwright, or set " + driverDirEnv + " to a folder whose \"package\" links to playwright-core"}
+}
+
+func driverCandidates() []string {
+	var out []string
+	if cache := os.Getenv("OUTBOUND_CACHE"); cache != "" {
+		out = append(out, filepath.Join(cache, "playwright", "driver"))
+	}
+	var starts []string
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	if exe, err := os.Executable(); err == nil {
+		starts = append(starts, filepath.Dir(exe))
+	}
+	seen := map[string]bool{}
+	for _, dir := range starts {
+		for {
+			c := filepath.Join(dir, ".cache", "playwright", "driver")
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return out
+}
+
+func checkDriverDir(dir string) error {
+	_, err := os.Stat(filepath.Join(dir, "package", "cli.js"))
+	return err
+}
+
+// findNode is $PLAYWRIGHT_NODEJS_PATH when set, else node on PATH.
+func findNode() (string, error) {
+	if node := os.Getenv("PLAYWRIGHT_NODEJS_PATH"); node != "" {
+		if err := checkExecutable(node); err != nil {
+			return "", fmt.Errorf("browser: PLAYWRIGHT_NODEJS_PATH=%q: %w: point it at node (Node.js 20)", node, err)
+		}
+		return node, nil
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return "", &MissingError{What: "node (Node.js 20), which runs the Playwright driver", Looked: []string{"PATH"},
+			Fix: "install Node.js 20 (`apt-get install nodejs npm`), or set PLAYWRIGHT_NODEJS_PATH to a node binary"}
+	}
+	return node, nil
+}
+
+// DriverVersion is the playwright-core version playwright-go v0.5200.1 speaks.
+const DriverVersion = "1.52.0"
+
+// MissingError says a part the browser needs is not installed, and where
+// it was looked for. Tests skip on it (unless told the browser is
+// required); the product reports it as the browser being unavailable.
+type MissingError struct {
+	What   string
+	Looked []string
+	Fix    string
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("browser: %s is not installed (looked in %s): %s", e.What, strings.Join(e.Looked, ", "), e.Fix)
+}
+
+// Available reports why a browser cannot be launched from this
+// environment, without starting anything: a *MissingError when Chromium,
+// node or the driver is absent, another error when one is present but
+// unusable, nil when all three are there.
+func Available() error {
+	if _, err := chromiumPath(""); err != nil {
+		return err
+	}
+	_, err := driverRunOptions()
+	return err
+}
+
+var errNoSuchFile = errors.New("no such file")
+
 // checkExecutable reports why path cannot be run, or nil.
 func checkExecutable(path string) error {
 	info, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return errors.New("no such file")
+			return errNoSuchFile
 		}
 		return err
 	}

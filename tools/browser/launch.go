@@ -127,6 +127,10 @@ func chromiumPath(explicit string) (string, error) {
 		path, from = DefaultChromium, "the default"
 	}
 	if err := checkExecutable(path); err != nil {
+		if errors.Is(err, errNoSuchFile) {
+			return "", &MissingError{What: "Chromium", Looked: []string{path + " (from " + from + ")"},
+				Fix: "install it with `apt-get install chromium` or set OUTBOUND_CHROMIUM to a Chromium binary"}
+		}
 		return "", fmt.Errorf("browser: Chromium %q (from %s): %w: install it with `apt-get install chromium` or set OUTBOUND_CHROMIUM to a Chromium binary", path, from, err)
 	}
 	return path, nil

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -51,8 +52,14 @@ func (p *recordingProxy) seen() []proxiedRequest {
 // answered it with the user agent set by a flag. It proves Options.Proxy and
 // Options.ExtraArgs reach Chromium, and that Close can be called twice.
 func TestLaunchThroughProxy(t *testing.T) {
+	// The same rule as internal/browsertest, which this package's tests
+	// cannot import (it imports this package).
 	if os.Getenv("OUTBOUND_E2E_SKIP") != "" {
 		t.Skip("OUTBOUND_E2E_SKIP is set: browser tests are skipped")
+	}
+	var missing *MissingError
+	if err := Available(); errors.As(err, &missing) && os.Getenv("OUTBOUND_BROWSER_REQUIRED") == "" {
+		t.Skipf("browser tests are skipped: %v", err)
 	}
 	const userAgent = "outbound-launch-test"
 	proxy := &recordingProxy{t: t}

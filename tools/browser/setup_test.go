@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,19 +55,14 @@ func TestLaunchRejectsBrokenSetup(t *testing.T) {
 		want []string // substrings of the error
 	}{
 		{
-			name: "driver path unset",
-			env:  map[string]string{"PLAYWRIGHT_DRIVER_PATH": ""},
-			want: []string{"PLAYWRIGHT_DRIVER_PATH is not set", "bash scripts/test.sh"},
-		},
-		{
 			name: "driver folder without playwright-core",
 			env:  map[string]string{"PLAYWRIGHT_DRIVER_PATH": fake.dir},
 			want: []string{fake.dir, "no package/cli.js", "playwright-core", "bash scripts/test.sh"},
 		},
 		{
-			name: "node path unset",
-			env:  map[string]string{"PLAYWRIGHT_NODEJS_PATH": ""},
-			want: []string{"PLAYWRIGHT_NODEJS_PATH is not set", "command -v node"},
+			name: "node path unset and no node on PATH",
+			env:  map[string]string{"PLAYWRIGHT_NODEJS_PATH": "", "PATH": filepath.Join(fake.dir, "driver")},
+			want: []string{"node (Node.js 20)", "is not installed", "looked in PATH", "PLAYWRIGHT_NODEJS_PATH"},
 		},
 		{
 			name: "node path missing",
@@ -81,7 +77,7 @@ func TestLaunchRejectsBrokenSetup(t *testing.T) {
 		{
 			name: "chromium from env missing",
 			env:  map[string]string{"OUTBOUND_CHROMIUM": filepath.Join(fake.dir, "absent")},
-			want: []string{"from OUTBOUND_CHROMIUM", "no such file", "apt-get install chromium"},
+			want: []string{"from OUTBOUND_CHROMIUM", "Chromium is not installed", "apt-get install chromium"},
 		},
 		{
 			name: "chromium from options is a directory",
@@ -183,4 +179,67 @@ func TestChromiumPathDefault(t *testing.T) {
 	if got != DefaultChromium {
 		t.Errorf("chromiumPath(\"\") = %q, want %q", got, DefaultChromium)
 	}
+}
+
+// TestDriverIsFoundWithoutVariables: the product finds the driver that
+// scripts/test.sh installs (.cache/playwright/driver) from the working
+// directory or any parent, or under $OUTBOUND_CACHE, with no variable set;
+// where there is none, the error says what is missing, where it looked and
+// how to install it, and Available reports the same before anything starts.
+func TestDriverIsFoundWithoutVariables(t *testing.T) {
+	fake := newFakeSetup(t)
+	t.Setenv("PLAYWRIGHT_DRIVER_PATH", "")
+	t.Setenv("PLAYWRIGHT_NODEJS_PATH", fake.node)
+	t.Setenv("OUTBOUND_CHROMIUM", fake.chromium)
+
+	t.Run("in a parent's .cache", func(t *testing.T) {
+		repo := t.TempDir()
+		driver := filepath.Join(repo, ".cache", "playwright", "driver")
+		writeFile(t, filepath.Join(driver, "package", "cli.js"), 0o644)
+		deep := filepath.Join(repo, "tools", "browser")
+		if err := os.MkdirAll(deep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(deep)
+		t.Setenv("OUTBOUND_CACHE", "")
+		got, err := findDriver()
+		if err != nil || got != driver {
+			t.Fatalf("findDriver() = %q, %v; want %q", got, err, driver)
+		}
+		if err := Available(); err != nil {
+			t.Fatalf("Available() = %v, want nil", err)
+		}
+	})
+	t.Run("under OUTBOUND_CACHE", func(t *testing.T) {
+		cache := t.TempDir()
+		driver := filepath.Join(cache, "playwright", "driver")
+		writeFile(t, filepath.Join(driver, "package", "cli.js"), 0o644)
+		t.Chdir(t.TempDir())
+		t.Setenv("OUTBOUND_CACHE", cache)
+		if got, err := findDriver(); err != nil || got != driver {
+			t.Fatalf("findDriver() = %q, %v; want %q", got, err, driver)
+		}
+	})
+	t.Run("nowhere", func(t *testing.T) {
+		empty := t.TempDir()
+		t.Chdir(empty)
+		t.Setenv("OUTBOUND_CACHE", "")
+		err := Available()
+		var missing *MissingError
+		if !errors.As(err, &missing) {
+			t.Fatalf("Available() = %v, want a *MissingError", err)
+		}
+		for _, want := range []string{"playwright-core " + DriverVersion, filepath.Join(empty, ".cache", "playwright", "driver"), "bash scripts/test.sh"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not mention %q", err, want)
+			}
+		}
+	})
+	t.Run("chromium missing", func(t *testing.T) {
+		t.Setenv("OUTBOUND_CHROMIUM", filepath.Join(fake.dir, "absent"))
+		var missing *MissingError
+		if err := Available(); !errors.As(err, &missing) || !strings.Contains(err.Error(), "apt-get install chromium") {
+			t.Fatalf("Available() = %v, want a *MissingError naming apt-get install chromium", err)
+		}
+	})
 }
