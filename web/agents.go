@@ -14,14 +14,6 @@ import (
 	"github.com/outboundhq/outbound/views"
 )
 
-func init() {
-	features = append(features, func(s *Server, signed, admin *echo.Group) {
-		admin.GET("/agents", s.agentsPage)
-		admin.POST("/agents", s.createToken)
-		admin.POST("/agents/revoke", s.revokeToken)
-	})
-}
-
 // tokenName is the rule `console token create` applies too, so a name
 // made in one place is valid in the other. It is also safe in a URL, a
 // log line and a CSV cell.

@@ -19,16 +19,6 @@ import (
 	"github.com/outboundhq/outbound/views"
 )
 
-func init() {
-	features = append(features, func(s *Server, signed, admin *echo.Group) {
-		signed.GET("/integrations", s.integrationsPage)
-		signed.GET("/integrations/test", s.testURL)
-		admin.GET("/integrations/allow", s.allowFromRefusal)
-		admin.POST("/integrations/allowlist", s.addAllowlist)
-		admin.POST("/integrations/allowlist/remove", s.removeAllowlist)
-	})
-}
-
 // allowlistState is the allowlist as read for one request.
 type allowlistState struct {
 	// revision is read before the rows, so a page built from this state

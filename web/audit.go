@@ -9,12 +9,6 @@ import (
 	"github.com/outboundhq/outbound/views"
 )
 
-func init() {
-	features = append(features, func(s *Server, signed, admin *echo.Group) {
-		admin.GET("/audit", s.auditPage)
-	})
-}
-
 // auditPageSize keeps a page short enough to scan.
 const auditPageSize = 50
 

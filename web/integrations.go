@@ -32,18 +32,6 @@ func (s *Server) integrations() (IntegrationDeps, error) {
 	return s.integ, nil
 }
 
-func init() {
-	features = append(features, func(s *Server, signed, admin *echo.Group) {
-		signed.GET("/integrations/http", s.integrationList)
-		admin.GET("/integrations/http/new", s.integrationNew)
-		admin.POST("/integrations/http/new", s.integrationCreate)
-		admin.GET("/integrations/http/:name", s.integrationEdit)
-		admin.POST("/integrations/http/:name", s.integrationUpdate)
-		admin.POST("/integrations/http/:name/test", s.integrationTest)
-		admin.POST("/integrations/http/:name/delete", s.integrationDelete)
-	})
-}
-
 // integrationList is read-only for support users; it never holds a
 // secret value.
 func (s *Server) integrationList(c echo.Context) error {

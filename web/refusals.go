@@ -20,15 +20,6 @@ import (
 // it, and share or export a filtered view. Every route is open to support
 // and admins alike: reviewing is support's job, and the one admin-only
 // action, allowing a host, lives on the allowlist page this log links to.
-func init() {
-	features = append(features, func(s *Server, signed, admin *echo.Group) {
-		signed.GET("/refusals", s.refusalLog)
-		signed.GET("/refusals.csv", s.refusalCSV)
-		signed.GET("/refusals/:id", s.refusalDetail)
-		signed.POST("/refusals/:id/review", s.reviewRefusal)
-	})
-}
-
 // topHostsShown is how many of today's most refused hosts the counters show.
 const topHostsShown = 5
 

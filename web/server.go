@@ -59,7 +59,8 @@ type Server struct {
 	integ    IntegrationDeps
 }
 
-// New builds the console's routes.
+// New builds the console: its middleware and, in this one function, every
+// route it serves, so a reader sees the whole surface in one place.
 func New(d Deps) *Server {
 	if d.Now == nil {
 		d.Now = time.Now
@@ -119,16 +120,45 @@ func New(d Deps) *Server {
 	signed.POST("/logout", s.logout)
 	signed.GET("/account", s.accountPage)
 	signed.POST("/account/password", s.changePassword)
+	// signed is for every signed-in user, admin for admins only; each
+	// handler lives in its feature's file.
 	admin := signed.Group("", s.requireAdmin)
-	for _, register := range features {
-		register(s, signed, admin)
-	}
+
+	signed.GET("/integrations", s.integrationsPage) // Outbound web access
+	signed.GET("/integrations/test", s.testURL)
+	admin.GET("/integrations/allow", s.allowFromRefusal)
+	admin.POST("/integrations/allowlist", s.addAllowlist)
+	admin.POST("/integrations/allowlist/remove", s.removeAllowlist)
+
+	signed.GET("/integrations/http", s.integrationList)
+	admin.GET("/integrations/http/new", s.integrationNew)
+	admin.POST("/integrations/http/new", s.integrationCreate)
+	admin.GET("/integrations/http/:name", s.integrationEdit)
+	admin.POST("/integrations/http/:name", s.integrationUpdate)
+	admin.POST("/integrations/http/:name/test", s.integrationTest)
+	admin.POST("/integrations/http/:name/delete", s.integrationDelete)
+
+	signed.GET("/refusals", s.refusalLog)
+	signed.GET("/refusals.csv", s.refusalCSV)
+	signed.GET("/refusals/:id", s.refusalDetail)
+	signed.POST("/refusals/:id/review", s.reviewRefusal)
+
+	admin.GET("/agents", s.agentsPage)
+	admin.POST("/agents", s.createToken)
+	admin.POST("/agents/revoke", s.revokeToken)
+
+	admin.GET("/users", s.usersPage)
+	admin.POST("/users", s.addUser)
+	admin.GET("/users/:id", s.userPage)
+	admin.POST("/users/:id/role", s.setUserRole)
+	admin.POST("/users/:id/password", s.resetPassword)
+	admin.POST("/users/:id/remove", s.removeUser)
+
+	admin.GET("/settings", s.settingsPage)
+	admin.POST("/settings", s.saveSettings)
+	admin.GET("/audit", s.auditPage)
 	return s
 }
-
-// features register their routes: signed is for every signed-in user,
-// admin for admins only. Each feature file adds itself in an init.
-var features []func(s *Server, signed, admin *echo.Group)
 
 func (s *Server) healthz(c echo.Context) error {
 	rev, err := s.d.Store.Revision(c.Request().Context())

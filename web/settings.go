@@ -14,13 +14,6 @@ import (
 	"github.com/outboundhq/outbound/views"
 )
 
-func init() {
-	features = append(features, func(s *Server, signed, admin *echo.Group) {
-		admin.GET("/settings", s.settingsPage)
-		admin.POST("/settings", s.saveSettings)
-	})
-}
-
 // retentionKey is the one setting whose shrinking destroys data, so the
 // page warns about it.
 const retentionKey = "retention_days"

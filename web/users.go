@@ -14,17 +14,6 @@ import (
 	"github.com/outboundhq/outbound/views"
 )
 
-func init() {
-	features = append(features, func(s *Server, signed, admin *echo.Group) {
-		admin.GET("/users", s.usersPage)
-		admin.POST("/users", s.addUser)
-		admin.GET("/users/:id", s.userPage)
-		admin.POST("/users/:id/role", s.setUserRole)
-		admin.POST("/users/:id/password", s.resetPassword)
-		admin.POST("/users/:id/remove", s.removeUser)
-	})
-}
-
 const userGoneMessage = "That user no longer exists: someone removed them meanwhile. Open Users again to see who is left."
 
 const lastAdminMessage = "%s is the last admin, so nothing was changed: the console needs an admin. Make another user admin first, then try again."

@@ -15,10 +15,6 @@ import (
 	"github.com/outboundhq/outbound/models"
 )
 
-func init() {
-	commands["allow"] = command{summary: "manage the outbound allowlist: add, rm, list", usage: allowUsage, run: runAllow}
-}
-
 const allowUsage = "allow add ENTRY… [--note TEXT]\nallow rm ENTRY…\nallow list [--json]"
 
 // allowSubcommands is every subcommand once, in the order help lists them.

@@ -11,10 +11,6 @@ import (
 	"github.com/outboundhq/outbound/internal/app"
 )
 
-func init() {
-	commands["check"] = command{summary: "decide a URL without fetching it (exit 0 allowed, 3 refused)", usage: "check [--json] URL", run: runCheck}
-}
-
 func runCheck(ctx context.Context, e env, args []string) error {
 	var db string
 	var asJSON bool

@@ -9,10 +9,6 @@ import (
 	"github.com/outboundhq/outbound/tools"
 )
 
-func init() {
-	commands["fetch"] = command{summary: "read a URL exactly as an agent's fetch_url would (exit 3 if refused)", usage: "fetch [--json] [--start N] URL", run: runFetch}
-}
-
 func runFetch(ctx context.Context, e env, args []string) error {
 	var db string
 	var asJSON bool

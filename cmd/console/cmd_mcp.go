@@ -11,10 +11,6 @@ import (
 	"github.com/outboundhq/outbound/tools"
 )
 
-func init() {
-	commands["mcp"] = command{summary: "serve the agent tools over MCP on stdio", usage: "mcp [--agent NAME]", run: runMCP}
-}
-
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 

@@ -16,10 +16,6 @@ import (
 	"github.com/outboundhq/outbound/tools"
 )
 
-func init() {
-	commands["proxy"] = command{summary: "run the guarded HTTP proxy for agents in any language", usage: "proxy [--addr 127.0.0.1:4750] [--public]", run: runProxy}
-}
-
 const defaultProxyAddr = "127.0.0.1:4750"
 
 // proxyShutdownGrace is how long requests in flight may finish after

@@ -11,10 +11,6 @@ import (
 	"github.com/outboundhq/outbound/models"
 )
 
-func init() {
-	commands["refusals"] = command{summary: "show the refusal log, newest first", usage: "refusals [--limit N] [--json]", run: runRefusals}
-}
-
 // refusalJSON is the refusal as the CLI and the API show it: the guard's
 // value (code, reason, message, fix) with its context.
 type refusalJSON struct {

@@ -15,10 +15,6 @@ import (
 	"github.com/outboundhq/outbound/web"
 )
 
-func init() {
-	commands["serve"] = command{summary: "run the web console, /mcp, /api/v1 and /metrics", usage: "serve [--addr 127.0.0.1:8080]", run: runServe}
-}
-
 const defaultServeAddr = "127.0.0.1:8080"
 
 func runServe(ctx context.Context, e env, args []string) error {

@@ -12,10 +12,6 @@ import (
 	"github.com/outboundhq/outbound/tools"
 )
 
-func init() {
-	commands["settings"] = command{summary: "show and change limits: settings list, settings set KEY VALUE", usage: settingsUsage, run: runSettings}
-}
-
 const settingsUsage = "settings list [--json]\nsettings set KEY VALUE"
 
 func runSettings(ctx context.Context, e env, args []string) error {

@@ -15,10 +15,6 @@ import (
 	"github.com/outboundhq/outbound/tools"
 )
 
-func init() {
-	commands["token"] = command{summary: "manage agents' API tokens: token create NAME, token list, token revoke NAME", usage: tokenUsage, run: runToken}
-}
-
 var tokenName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$`)
 
 const tokenUsage = "token create NAME\ntoken list [--json]\ntoken revoke NAME"

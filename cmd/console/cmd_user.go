@@ -13,10 +13,6 @@ import (
 	"github.com/outboundhq/outbound/models"
 )
 
-func init() {
-	commands["user"] = command{summary: "add a console user: user add --role admin|support NAME (password on stdin)", usage: userUsage, run: runUser}
-}
-
 const userUsage = "user add --role admin|support NAME   (the password is read from stdin)"
 
 // Password bounds. The lower one is counted in characters, as people

@@ -30,8 +30,20 @@ type command struct {
 	run   func(ctx context.Context, e env, args []string) error
 }
 
-// commands is filled by each command's file.
-var commands = map[string]command{}
+// commands is every command, registered here and nowhere else, so that
+// `console help` and a reader see the whole command line in one place.
+var commands = map[string]command{
+	"serve":    {summary: "run the web console, /mcp, /api/v1 and /metrics", usage: "serve [--addr 127.0.0.1:8080]", run: runServe},
+	"check":    {summary: "decide a URL without fetching it (exit 0 allowed, 3 refused)", usage: "check [--json] URL", run: runCheck},
+	"fetch":    {summary: "read a URL exactly as an agent's fetch_url would (exit 3 if refused)", usage: "fetch [--json] [--start N] URL", run: runFetch},
+	"allow":    {summary: "manage the outbound allowlist: add, rm, list", usage: allowUsage, run: runAllow},
+	"settings": {summary: "show and change limits: settings list, settings set KEY VALUE", usage: settingsUsage, run: runSettings},
+	"refusals": {summary: "show the refusal log, newest first", usage: "refusals [--limit N] [--json]", run: runRefusals},
+	"token":    {summary: "manage agents' API tokens: token create NAME, token list, token revoke NAME", usage: tokenUsage, run: runToken},
+	"user":     {summary: "add a console user: user add --role admin|support NAME (password on stdin)", usage: userUsage, run: runUser},
+	"mcp":      {summary: "serve the agent tools over MCP on stdio", usage: "mcp [--agent NAME]", run: runMCP},
+	"proxy":    {summary: "run the guarded HTTP proxy for agents in any language", usage: "proxy [--addr 127.0.0.1:4750] [--public]", run: runProxy},
+}
 
 // refusedError makes a command exit with code 3: the guard refused.
 type refusedError struct{}
