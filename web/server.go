@@ -49,6 +49,9 @@ type Deps struct {
 	Setup *SetupToken
 	Log   *slog.Logger
 	Now   func() time.Time
+	// Identity runs the operations on agents' tokens and console users
+	// (the application layer; services_identity.go says which).
+	Identity Identity
 }
 
 // Server is the console.
