@@ -41,6 +41,9 @@ func runUser(ctx context.Context, e env, args []string) error {
 	case "passwd", "password":
 		return userPasswd(ctx, e, args[1:])
 	}
+	if strings.HasPrefix(args[0], "-") {
+		return usagef("name a subcommand before the flags: %s", oneLineUsage(userUsage))
+	}
 	return usagef("unknown subcommand %q: %s", args[0], oneLineUsage(userUsage))
 }
 
