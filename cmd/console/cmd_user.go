@@ -137,70 +137,76 @@ func userList(ctx context.Context, e env, args []string) error {
 }
 
 func userRemove(ctx context.Context, e env, args []string) error {
-	var db string
-	fs := newFlags("user rm", &db)
-	rest, err := parseArgs(fs, args)
+	db, name, err := oneUserArgs("rm", args, "name one user to remove: console user rm sam")
 	if err != nil {
 		return err
 	}
-	if len(rest) != 1 {
-		return usagef("name one user to remove: console user rm sam")
-	}
-	name := rest[0]
-	a, err := openIdentity(db, mustExist)
+	u, err := changeNamedUser(ctx, db, name, "removed", func(a *app.App, u app.User) error {
+		_, err := a.RemoveUser(ctx, actor(), u.ID)
+		return err
+	})
 	if err != nil {
 		return err
-	}
-	defer a.Close()
-	u, err := userNamed(ctx, a, name)
-	if err != nil {
-		return err
-	}
-	if _, err := a.RemoveUser(ctx, actor(), u.ID); err != nil {
-		return userChangeError(err, name, "removed")
 	}
 	fmt.Fprintf(e.stdout, "removed %s (%s); their sessions are ended\n", name, u.Role)
 	return nil
 }
 
 func userPasswd(ctx context.Context, e env, args []string) error {
-	var db string
-	fs := newFlags("user passwd", &db)
-	rest, err := parseArgs(fs, args)
+	db, name, err := oneUserArgs("passwd", args, "name one user: printf '%s\\n' \"$PASSWORD\" | console user passwd ada")
 	if err != nil {
 		return err
 	}
-	if len(rest) != 1 {
-		return usagef("name one user: printf '%%s\\n' \"$PASSWORD\" | console user passwd ada")
-	}
-	name := rest[0]
 	password, err := readPassword(e, "console user passwd "+name)
 	if err != nil {
 		return err
 	}
-	a, err := openIdentity(db, mustExist)
+	_, err = changeNamedUser(ctx, db, name, "changed", func(a *app.App, u app.User) error {
+		_, err := a.ResetPassword(ctx, actor(), u.ID, password)
+		return err
+	})
 	if err != nil {
 		return err
-	}
-	defer a.Close()
-	u, err := userNamed(ctx, a, name)
-	if err != nil {
-		return err
-	}
-	if _, err := a.ResetPassword(ctx, actor(), u.ID, password); err != nil {
-		return userChangeError(err, name, "changed")
 	}
 	fmt.Fprintf(e.stdout, "password of %s changed; their sessions are ended\n", name)
 	return nil
 }
 
-// userNamed finds the user a command names, or says how to find the name.
-func userNamed(ctx context.Context, a *app.App, name string) (app.User, error) {
+// oneUserArgs parses the arguments of a subcommand about one user: its
+// flags and the user's name; missing is the message when there is not
+// exactly one name.
+func oneUserArgs(sub string, args []string, missing string) (db, name string, err error) {
+	fs := newFlags("user "+sub, &db)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return "", "", err
+	}
+	if len(rest) != 1 {
+		return "", "", usagef("%s", missing)
+	}
+	return db, rest[0], nil
+}
+
+// changeNamedUser opens the database, finds the named user and applies
+// change to them, wording a refusal for the command line; what says
+// what did not happen ("removed"). It returns the user as they were.
+func changeNamedUser(ctx context.Context, db, name, what string, change func(*app.App, app.User) error) (app.User, error) {
+	a, err := openIdentity(db, mustExist)
+	if err != nil {
+		return app.User{}, err
+	}
+	defer a.Close()
 	u, err := a.UserByName(ctx, name)
 	if errors.Is(err, models.ErrNotFound) {
 		return app.User{}, usagef("there is no user named %q; see console user list", name)
 	}
-	return u, err
+	if err != nil {
+		return app.User{}, err
+	}
+	if err := change(a, u); err != nil {
+		return app.User{}, userChangeError(err, name, what)
+	}
+	return u, nil
 }
 
 // userChangeError words a refused change to the named user; what says
