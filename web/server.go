@@ -50,7 +50,8 @@ type Deps struct {
 	Log   *slog.Logger
 	Now   func() time.Time
 	// Identity runs the operations on agents' tokens and console users
-	// (the application layer; services_identity.go says which).
+	// (the application layer; services_identity.go says which). The
+	// Agents, Users, setup and Account pages need it; sign-in does not.
 	Identity Identity
 }
 

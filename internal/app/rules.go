@@ -141,9 +141,6 @@ func CheckPassword(pw string) error {
 	return nil
 }
 
-// Roles lists the roles in the order people are offered them.
-var Roles = []models.Role{models.RoleAdmin, models.RoleSupport}
-
 // RoleError is text that names no role.
 type RoleError struct{ Input string }
 
