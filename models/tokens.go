@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -27,9 +28,10 @@ type AgentToken struct {
 // Active reports whether the token has not been revoked.
 func (t AgentToken) Active() bool { return t.RevokedAt == nil }
 
-// CreateToken stores a new token under a unique name. A name or hash already
-// in use (even by a revoked token) is a *DuplicateError.
-func (s *Store) CreateToken(ctx context.Context, name, hash string) (AgentToken, error) {
+// CreateToken stores a new token under a unique name, with its audit
+// records in the same transaction. A name or hash already in use (even by a
+// revoked token) is a *DuplicateError.
+func (s *Store) CreateToken(ctx context.Context, name, hash string, audit ...Audit) (AgentToken, error) {
 	if name == "" {
 		return AgentToken{}, fmt.Errorf("models: agent token needs a name, e.g. the agent it belongs to")
 	}
@@ -37,14 +39,27 @@ func (s *Store) CreateToken(ctx context.Context, name, hash string) (AgentToken,
 		return AgentToken{}, fmt.Errorf("models: agent token %q has an empty hash; pass the hash of the secret, never the secret itself", name)
 	}
 	tok := AgentToken{Name: name, Hash: hash}
-	if err := s.w.WithContext(ctx).Create(&tok).Error; err != nil {
-		if isUniqueViolation(err) {
-			return AgentToken{}, s.duplicateToken(ctx, name)
+	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(&tok).Error; err != nil {
+			if isUniqueViolation(err) {
+				return errDuplicateToken
+			}
+			return fmt.Errorf("models: creating agent token %q: %w", name, err)
 		}
-		return AgentToken{}, fmt.Errorf("models: creating agent token %q: %w", name, err)
+		return writeAudit(tx, audit)
+	})
+	if errors.Is(err, errDuplicateToken) {
+		return AgentToken{}, s.duplicateToken(ctx, name)
+	}
+	if err != nil {
+		return AgentToken{}, err
 	}
 	return tok, nil
 }
+
+// errDuplicateToken leaves the transaction so that duplicateToken can look
+// outside it (after the rollback) at which column the insert hit.
+var errDuplicateToken = errors.New("models: duplicate agent token")
 
 // duplicateToken works out which unique column a failed insert hit.
 func (s *Store) duplicateToken(ctx context.Context, name string) error {
@@ -66,20 +81,32 @@ func (s *Store) ListTokens(ctx context.Context) ([]AgentToken, error) {
 	return out, nil
 }
 
-// RevokeToken marks the named token revoked. Revoking an already revoked
-// token keeps the original revocation time and is not an error; an unknown
-// name is a *NotFoundError.
-func (s *Store) RevokeToken(ctx context.Context, name string) error {
-	res := s.w.WithContext(ctx).Model(&AgentToken{}).
-		Where("name = ?", name).
-		Update("revoked_at", gorm.Expr("COALESCE(revoked_at, ?)", time.Now().UTC()))
-	if res.Error != nil {
-		return fmt.Errorf("models: revoking agent token %q: %w", name, res.Error)
+// RevokeToken marks the named token revoked, with its audit records in the
+// same transaction, and returns the token as it was before. Revoking an
+// already revoked token changes nothing and writes no record: the returned
+// token's RevokedAt says since when. An unknown name is a *NotFoundError.
+func (s *Store) RevokeToken(ctx context.Context, name string, audit ...Audit) (AgentToken, error) {
+	var before AgentToken
+	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var rows []AgentToken
+		if err := tx.Where("name = ?", name).Limit(1).Find(&rows).Error; err != nil {
+			return fmt.Errorf("models: revoking agent token %q: %w", name, err)
+		}
+		if len(rows) == 0 {
+			return &NotFoundError{Kind: "agent token", Value: name}
+		}
+		if before = rows[0]; before.RevokedAt != nil {
+			return nil
+		}
+		if err := tx.Model(&AgentToken{}).Where("id = ?", before.ID).Update("revoked_at", time.Now().UTC()).Error; err != nil {
+			return fmt.Errorf("models: revoking agent token %q: %w", name, err)
+		}
+		return writeAudit(tx, audit)
+	})
+	if err != nil {
+		return AgentToken{}, err
 	}
-	if res.RowsAffected == 0 {
-		return &NotFoundError{Kind: "agent token", Value: name}
-	}
-	return nil
+	return before, nil
 }
 
 // FindActiveToken returns the unrevoked token with the given hash, or a

@@ -34,8 +34,8 @@ func TestTokensLifecycle(t *testing.T) {
 		t.Fatalf("FindActiveToken = %+v, %v; want token %d", found, err, tok.ID)
 	}
 
-	if err := s.RevokeToken(ctx, "triage-bot"); err != nil {
-		t.Fatal(err)
+	if before, err := s.RevokeToken(ctx, "triage-bot"); err != nil || before.RevokedAt != nil {
+		t.Fatalf("RevokeToken = %+v, %v; want the active token as it was", before, err)
 	}
 	_, err = s.FindActiveToken(ctx, hashA)
 	if !errors.Is(err, ErrNotFound) || strings.Contains(err.Error(), hashA) {
@@ -43,15 +43,15 @@ func TestTokensLifecycle(t *testing.T) {
 	}
 	list, _ = s.ListTokens(ctx)
 	firstRevoked := *list[1].RevokedAt
-	if err := s.RevokeToken(ctx, "triage-bot"); err != nil {
-		t.Errorf("revoking twice: %v", err)
+	if before, err := s.RevokeToken(ctx, "triage-bot"); err != nil || before.RevokedAt == nil || !before.RevokedAt.Equal(firstRevoked) {
+		t.Errorf("revoking twice: %+v, %v; want no error and the first revocation time", before, err)
 	}
 	list, _ = s.ListTokens(ctx)
 	if !list[1].RevokedAt.Equal(firstRevoked) {
 		t.Errorf("second revoke moved RevokedAt from %v to %v", firstRevoked, *list[1].RevokedAt)
 	}
 	var nf *NotFoundError
-	if err := s.RevokeToken(ctx, "ghost"); !errors.As(err, &nf) || nf.Value != "ghost" {
+	if _, err := s.RevokeToken(ctx, "ghost"); !errors.As(err, &nf) || nf.Value != "ghost" {
 		t.Errorf("RevokeToken(ghost) = %v, want *NotFoundError naming ghost", err)
 	}
 }

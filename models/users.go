@@ -43,25 +43,33 @@ func (s *Store) CountUsers(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-// CreateUser adds a user. A taken name is a *DuplicateError.
-func (s *Store) CreateUser(ctx context.Context, u User) (User, error) {
+// CreateUser adds a user, with its audit records in the same transaction.
+// A taken name is a *DuplicateError.
+func (s *Store) CreateUser(ctx context.Context, u User, audit ...Audit) (User, error) {
 	if !u.Role.Valid() {
 		return User{}, fmt.Errorf("models: role %q is not admin or support", u.Role)
 	}
 	now := time.Now().UTC()
 	u.ID, u.CreatedAt, u.PasswordChangedAt = 0, now, now
-	if err := s.w.WithContext(ctx).Create(&u).Error; err != nil {
-		if isUniqueViolation(err) {
-			return User{}, &DuplicateError{Kind: "user", Value: u.Name}
+	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(&u).Error; err != nil {
+			if isUniqueViolation(err) {
+				return &DuplicateError{Kind: "user", Value: u.Name}
+			}
+			return err
 		}
+		return writeAudit(tx, audit)
+	})
+	if err != nil {
 		return User{}, err
 	}
 	return u, nil
 }
 
 // CreateFirstAdmin adds an admin only while no user exists, atomically, so
-// that a setup link used twice cannot create a second admin.
-func (s *Store) CreateFirstAdmin(ctx context.Context, name, passwordHash string) (User, error) {
+// that a setup link used twice cannot create a second admin. Its audit
+// records commit with it.
+func (s *Store) CreateFirstAdmin(ctx context.Context, name, passwordHash string, audit ...Audit) (User, error) {
 	var created User
 	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var n int64
@@ -73,7 +81,10 @@ func (s *Store) CreateFirstAdmin(ctx context.Context, name, passwordHash string)
 		}
 		now := time.Now().UTC()
 		created = User{Name: name, PasswordHash: passwordHash, Role: RoleAdmin, CreatedAt: now, PasswordChangedAt: now}
-		return tx.Create(&created).Error
+		if err := tx.Create(&created).Error; err != nil {
+			return err
+		}
+		return writeAudit(tx, audit)
 	})
 	return created, err
 }
@@ -105,8 +116,9 @@ func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
 	return out, err
 }
 
-// SetUserRole changes a user's role. Demoting the last admin is ErrLastAdmin.
-func (s *Store) SetUserRole(ctx context.Context, id int64, role Role) error {
+// SetUserRole changes a user's role, with its audit records in the same
+// transaction. Demoting the last admin is ErrLastAdmin.
+func (s *Store) SetUserRole(ctx context.Context, id int64, role Role, audit ...Audit) error {
 	if !role.Valid() {
 		return fmt.Errorf("models: role %q is not admin or support", role)
 	}
@@ -120,14 +132,17 @@ func (s *Store) SetUserRole(ctx context.Context, id int64, role Role) error {
 				return err
 			}
 		}
-		return tx.Model(&User{}).Where("id = ?", id).Update("role", role).Error
+		if err := tx.Model(&User{}).Where("id = ?", id).Update("role", role).Error; err != nil {
+			return err
+		}
+		return writeAudit(tx, audit)
 	})
 }
 
 // SetPassword replaces a user's password hash and ends all the user's
-// sessions, in one transaction: a changed password must lock out whoever
-// knew the old one.
-func (s *Store) SetPassword(ctx context.Context, id int64, passwordHash string) error {
+// sessions, in one transaction with its audit records: a changed password
+// must lock out whoever knew the old one.
+func (s *Store) SetPassword(ctx context.Context, id int64, passwordHash string, audit ...Audit) error {
 	return s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := userInTx(tx, id); err != nil {
 			return err
@@ -135,13 +150,16 @@ func (s *Store) SetPassword(ctx context.Context, id int64, passwordHash string) 
 		if err := tx.Model(&User{}).Where("id = ?", id).Updates(map[string]any{"password_hash": passwordHash, "password_changed_at": time.Now().UTC()}).Error; err != nil {
 			return err
 		}
-		return tx.Where("user_id = ?", id).Delete(&Session{}).Error
+		if err := tx.Where("user_id = ?", id).Delete(&Session{}).Error; err != nil {
+			return err
+		}
+		return writeAudit(tx, audit)
 	})
 }
 
-// DeleteUser removes a user and their sessions. Removing the last admin is
-// ErrLastAdmin.
-func (s *Store) DeleteUser(ctx context.Context, id int64) error {
+// DeleteUser removes a user and their sessions, with its audit records in
+// the same transaction. Removing the last admin is ErrLastAdmin.
+func (s *Store) DeleteUser(ctx context.Context, id int64, audit ...Audit) error {
 	return s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		u, err := userInTx(tx, id)
 		if err != nil {
@@ -155,7 +173,10 @@ func (s *Store) DeleteUser(ctx context.Context, id int64) error {
 		if err := tx.Where("user_id = ?", id).Delete(&Session{}).Error; err != nil {
 			return err
 		}
-		return tx.Delete(&User{}, id).Error
+		if err := tx.Delete(&User{}, id).Error; err != nil {
+			return err
+		}
+		return writeAudit(tx, audit)
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
@@ -221,8 +222,9 @@ func TestTokenNeverReachesTheLog(t *testing.T) {
 	var logged bytes.Buffer
 	srv := New(Deps{
 		Store: base.store, Guard: base.guard, Settings: tools.DefaultSettings,
-		Reload: func(context.Context) error { return nil },
-		Log:    slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Reload:   func(context.Context) error { return nil },
+		Log:      slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Identity: app.ForStore(base.store, app.StoreOptions{}),
 	})
 	h := &harness{t: t, store: base.store, srv: httptest.NewServer(srv)}
 	t.Cleanup(h.srv.Close)

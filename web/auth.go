@@ -8,21 +8,34 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"unicode/utf8"
+	"sync/atomic"
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/views"
 )
 
-// bcryptCost is bcrypt's default; tests may lower it.
-var bcryptCost = bcrypt.DefaultCost
-
 // dummyHash makes a sign-in for an unknown name cost as much as one for a
-// known name, so the timing does not tell which names exist.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("outbound-dummy-password"), bcrypt.DefaultCost)
+// known name, so the timing does not tell which names exist. It is made
+// on the first sign-in that needs it, not at package init: every
+// `console` command links this package, `console help` included, and one
+// bcrypt hash costs about a tenth of a second.
+var dummyHash = sync.OnceValue(func() []byte {
+	dummyHashesMade.Add(1)
+	hash, _ := bcrypt.GenerateFromPassword([]byte("outbound-dummy-password"), bcrypt.DefaultCost)
+	return hash
+})
+
+// dummyHashesMade counts dummyHash's bcrypt runs: at most one, and none
+// before the first sign-in (a test holds package init to that).
+var dummyHashesMade atomic.Int32
+
+// comparePassword is bcrypt's compare, the cost every sign-in pays; a
+// test counts its calls.
+var comparePassword = bcrypt.CompareHashAndPassword
 
 // SetupToken is the one-time first-run secret printed by `console serve`.
 type SetupToken struct {
@@ -81,15 +94,15 @@ func (s *Server) login(c echo.Context) error {
 		if !errors.Is(err, models.ErrNotFound) {
 			return err
 		}
-		hash = dummyHash
+		hash = dummyHash()
 	}
-	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil {
+	if comparePassword(hash, []byte(password)) != nil || err != nil {
 		s.throttle.fail(client)
 		return render(c, http.StatusUnauthorized, views.Login(views.LoginForm{CSRF: csrfToken(c), Name: name, Next: next,
 			Error: "The name or password is wrong. Check both and try again."}))
 	}
 	s.throttle.succeed(client)
-	if err := s.startSession(c, u); err != nil {
+	if err := s.startSession(c, u.ID); err != nil {
 		return err
 	}
 	return redirect(c, safeNext(next))
@@ -131,22 +144,18 @@ func (s *Server) setup(c echo.Context) error {
 	}
 	name, pw, pw2 := strings.TrimSpace(c.FormValue("name")), c.FormValue("password"), c.FormValue("password2")
 	errs := map[string]string{}
-	if msg := checkUserName(name); msg != "" {
+	if msg := userNameMessage(app.CheckUserName(name)); msg != "" {
 		errs["name"] = msg
 	}
-	if msg := checkPassword(pw, pw2); msg != "" {
+	if msg := newPasswordMessage(pw, pw2); msg != "" {
 		errs["password"] = msg
 	}
 	if len(errs) > 0 {
 		return render(c, http.StatusUnprocessableEntity, views.Setup(views.SetupForm{CSRF: csrfToken(c), Token: token, Name: name, Errors: errs}))
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(pw), bcryptCost)
+	u, err := s.d.Identity.CreateFirstAdmin(c.Request().Context(), name, pw)
 	if err != nil {
-		return err
-	}
-	u, err := s.d.Store.CreateFirstAdmin(c.Request().Context(), name, string(hash))
-	if err != nil {
-		if errors.Is(err, models.ErrDuplicate) {
+		if errors.Is(err, app.ErrSetupDone) {
 			// A user was added between the check above and this write.
 			s.d.Setup.use()
 			return render(c, http.StatusConflict, views.SetupDone())
@@ -154,8 +163,7 @@ func (s *Server) setup(c echo.Context) error {
 		return err
 	}
 	s.d.Setup.use()
-	s.audit(c, models.Audit{Actor: u.Name, Action: "user.add", Target: u.Name, After: "role admin (first-run setup)"})
-	if err := s.startSession(c, u); err != nil {
+	if err := s.startSession(c, u.ID); err != nil {
 		return err
 	}
 	s.flash(c, "ok", "Welcome, "+u.Name+". You are the first admin.")
@@ -165,7 +173,7 @@ func (s *Server) setup(c echo.Context) error {
 // usersExist answers a setup request when any user exists, with the page
 // that says how to add an admin instead, and reports whether it did.
 func (s *Server) usersExist(c echo.Context) (bool, error) {
-	n, err := s.d.Store.CountUsers(c.Request().Context())
+	n, err := s.d.Identity.CountUsers(c.Request().Context())
 	if err != nil || n == 0 {
 		return false, err
 	}
@@ -182,57 +190,25 @@ func (s *Server) accountPage(c echo.Context) error {
 
 func (s *Server) changePassword(c echo.Context) error {
 	u := userOf(c)
-	ctx := c.Request().Context()
-	stored, err := s.d.Store.UserByID(ctx, u.ID)
+	pw, pw2 := c.FormValue("password"), c.FormValue("password2")
+	err := s.d.Identity.ChangeOwnPassword(c.Request().Context(), u.ID, c.FormValue("current"), pw, pw2)
 	if err != nil {
-		return err
-	}
-	errs := map[string]string{}
-	if bcrypt.CompareHashAndPassword([]byte(stored.PasswordHash), []byte(c.FormValue("current"))) != nil {
-		errs["current"] = "This is not your current password."
-	}
-	if msg := checkPassword(c.FormValue("password"), c.FormValue("password2")); msg != "" {
-		errs["password"] = msg
-	}
-	if len(errs) > 0 {
+		errs := map[string]string{}
+		if errors.Is(err, app.ErrWrongPassword) {
+			errs["current"] = "This is not your current password."
+		}
+		var policy *app.PasswordError
+		if errors.As(err, &policy) || errors.Is(err, app.ErrPasswordsDiffer) {
+			errs["password"] = newPasswordMessage(pw, pw2)
+		}
+		if len(errs) == 0 {
+			return err
+		}
 		return render(c, http.StatusUnprocessableEntity, views.Account(s.shell(c, "Account", ""), views.AccountForm{Errors: errs}))
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(c.FormValue("password")), bcryptCost)
-	if err != nil {
-		return err
-	}
-	if err := s.d.Store.SetPassword(ctx, u.ID, string(hash)); err != nil {
-		return err
-	}
-	s.audit(c, models.Audit{Actor: u.Name, Action: "user.password", Target: u.Name, After: "password changed; sessions ended"})
+	// The change ended every session of u, this one included.
 	s.clearCookie(c, sessionCookie)
 	return redirect(c, "/login")
-}
-
-// checkUserName returns what is wrong with a user name, or "".
-func checkUserName(name string) string {
-	switch {
-	case name == "":
-		return "Enter a name."
-	case utf8.RuneCountInString(name) > 64:
-		return "Use at most 64 characters."
-	case strings.ContainsAny(name, " \t\r\n"):
-		return "Use a name without spaces, e.g. ada or ada.lovelace."
-	}
-	return ""
-}
-
-// checkPassword returns what is wrong with a new password, or "".
-func checkPassword(pw, repeat string) string {
-	switch {
-	case utf8.RuneCountInString(pw) < 10:
-		return "Use at least 10 characters."
-	case len(pw) > 72:
-		return "Use at most 72 bytes (bcrypt ignores the rest)."
-	case pw != repeat:
-		return "The two passwords differ."
-	}
-	return ""
 }
 
 // audit records a change. A failure to audit is logged, not shown: the

@@ -18,11 +18,10 @@ import (
 
 	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/guard/guardtest"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
-
-func init() { bcryptCost = bcrypt.MinCost } // tests sign in often
 
 // harness is a console on 127.0.0.1 over a temporary database, with a
 // real guard whose resolver is a table, an admin "ada" and a support user
@@ -66,6 +65,8 @@ func newHarnessWith(t *testing.T, more func(*Deps)) *harness {
 		},
 		Reload: func(ctx context.Context) error { h.reloads.Add(1); return h.reload(ctx) },
 		Log:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		// The lowest bcrypt cost: tests sign in and add users often.
+		Identity: app.ForStore(store, app.StoreOptions{PasswordCost: bcrypt.MinCost}),
 	}
 	if more != nil {
 		more(&d)

@@ -49,6 +49,10 @@ type Deps struct {
 	Setup *SetupToken
 	Log   *slog.Logger
 	Now   func() time.Time
+	// Identity runs the operations on agents' tokens and console users
+	// (the application layer; services_identity.go says which). The
+	// Agents, Users, setup and Account pages need it; sign-in does not.
+	Identity Identity
 }
 
 // Server is the console.

@@ -90,13 +90,13 @@ func (s *Server) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// startSession signs u in on this browser.
-func (s *Server) startSession(c echo.Context, u models.User) error {
+// startSession signs the user with userID in on this browser.
+func (s *Server) startSession(c echo.Context, userID int64) error {
 	token, err := randomSecret()
 	if err != nil {
 		return err
 	}
-	if err := s.d.Store.CreateSession(c.Request().Context(), u.ID, hashSecret(token), c.RealIP(), c.Request().UserAgent(), s.d.Now()); err != nil {
+	if err := s.d.Store.CreateSession(c.Request().Context(), userID, hashSecret(token), c.RealIP(), c.Request().UserAgent(), s.d.Now()); err != nil {
 		return err
 	}
 	c.SetCookie(&http.Cookie{

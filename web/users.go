@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"golang.org/x/crypto/bcrypt"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/views"
 )
@@ -23,7 +23,7 @@ func (s *Server) usersPage(c echo.Context) error {
 }
 
 func (s *Server) renderUsers(c echo.Context, status int, add views.UserAddForm) error {
-	users, err := s.d.Store.ListUsers(c.Request().Context())
+	users, err := s.d.Identity.ListUsers(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -36,58 +36,57 @@ func (s *Server) renderUsers(c echo.Context, status int, add views.UserAddForm) 
 }
 
 func (s *Server) addUser(c echo.Context) error {
-	name, role := strings.TrimSpace(c.FormValue("name")), models.Role(c.FormValue("role"))
+	name, roleText := strings.TrimSpace(c.FormValue("name")), c.FormValue("role")
 	pw, pw2 := c.FormValue("password"), c.FormValue("password2")
 	errs := map[string]string{}
-	if msg := checkUserName(name); msg != "" {
+	if msg := userNameMessage(app.CheckUserName(name)); msg != "" {
 		errs["name"] = msg
 	}
-	if !role.Valid() {
+	role, err := app.ParseRole(roleText)
+	if err != nil {
 		errs["role"] = "Choose a role: admin or support."
 	}
-	if msg := checkPassword(pw, pw2); msg != "" {
+	if msg := newPasswordMessage(pw, pw2); msg != "" {
 		errs["password"] = msg
 	}
-	form := views.UserAddForm{Name: name, Role: string(role), Errors: errs}
+	form := views.UserAddForm{Name: name, Role: roleText, Errors: errs}
 	if len(errs) > 0 {
 		return s.renderUsers(c, http.StatusUnprocessableEntity, form)
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(pw), bcryptCost)
-	if err != nil {
-		return err
-	}
-	if _, err := s.d.Store.CreateUser(c.Request().Context(), models.User{Name: name, PasswordHash: string(hash), Role: role}); err != nil {
+	if _, err := s.d.Identity.AddUser(c.Request().Context(), userOf(c).Name, name, role, pw); err != nil {
 		if errors.Is(err, models.ErrDuplicate) {
 			form.Errors["name"] = fmt.Sprintf("A user named %s already exists; pick another name.", name)
 			return s.renderUsers(c, http.StatusUnprocessableEntity, form)
 		}
 		return err
 	}
-	s.audit(c, models.Audit{Actor: userOf(c).Name, Action: "user.add", Target: name, After: "role " + string(role)})
 	s.flash(c, "ok", fmt.Sprintf("%s can sign in now as %s. Give them the password over a separate channel.", name, role))
 	return redirect(c, "/users")
 }
 
 // targetUser loads the user a /users/:id route is about. A user removed
 // meanwhile is a 404 for a page and a 409 for a change, both saying so.
-func (s *Server) targetUser(c echo.Context) (models.User, error) {
+func (s *Server) targetUser(c echo.Context) (app.User, error) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil {
-		return models.User{}, echo.NewHTTPError(http.StatusNotFound)
+		return app.User{}, echo.NewHTTPError(http.StatusNotFound)
 	}
-	u, err := s.d.Store.UserByID(c.Request().Context(), id)
+	u, err := s.d.Identity.UserByID(c.Request().Context(), id)
 	if errors.Is(err, models.ErrNotFound) {
 		if c.Request().Method == http.MethodGet {
-			return models.User{}, echo.NewHTTPError(http.StatusNotFound)
+			return app.User{}, echo.NewHTTPError(http.StatusNotFound)
 		}
-		return models.User{}, echo.NewHTTPError(http.StatusConflict, userGoneMessage)
+		return app.User{}, userGone()
 	}
 	return u, err
 }
 
+// userGone answers a change to a user someone removed meanwhile.
+func userGone() error { return echo.NewHTTPError(http.StatusConflict, userGoneMessage) }
+
 // manageView is the page for u, with whether u is the only admin.
-func (s *Server) manageView(c echo.Context, u models.User) (views.UserManage, error) {
-	users, err := s.d.Store.ListUsers(c.Request().Context())
+func (s *Server) manageView(c echo.Context, u app.User) (views.UserManage, error) {
+	users, err := s.d.Identity.ListUsers(c.Request().Context())
 	if err != nil {
 		return views.UserManage{}, err
 	}
@@ -104,7 +103,7 @@ func (s *Server) manageView(c echo.Context, u models.User) (views.UserManage, er
 }
 
 // renderUser shows one user's page, with a refusal or field errors.
-func (s *Server) renderUser(c echo.Context, status int, u models.User, problem string, errs map[string]string) error {
+func (s *Server) renderUser(c echo.Context, status int, u app.User, problem string, errs map[string]string) error {
 	v, err := s.manageView(c, u)
 	if err != nil {
 		return err
@@ -126,22 +125,19 @@ func (s *Server) setUserRole(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	role := models.Role(c.FormValue("role"))
+	roleText := c.FormValue("role")
+	role, err := app.ParseRole(roleText)
 	switch {
-	case !role.Valid():
-		return s.renderUser(c, http.StatusUnprocessableEntity, u, fmt.Sprintf("%q is not a role; choose admin or support.", role), nil)
+	case err != nil:
+		return s.renderUser(c, http.StatusUnprocessableEntity, u, fmt.Sprintf("%q is not a role; choose admin or support.", roleText), nil)
 	case role == u.Role:
 		s.flash(c, "ok", fmt.Sprintf("%s is already %s; nothing changed.", u.Name, role))
 		return redirect(c, userPathOf(u))
 	}
-	if err := s.d.Store.SetUserRole(c.Request().Context(), u.ID, role); err != nil {
-		if errors.Is(err, models.ErrLastAdmin) {
-			return s.renderUser(c, http.StatusConflict, u, fmt.Sprintf(lastAdminMessage, u.Name), nil)
-		}
-		return err
-	}
 	me := userOf(c)
-	s.audit(c, models.Audit{Actor: me.Name, Action: "user.role", Target: u.Name, Before: "role " + string(u.Role), After: "role " + string(role)})
+	if _, err := s.d.Identity.SetUserRole(c.Request().Context(), me.Name, u.ID, role); err != nil {
+		return s.userChangeFailed(c, u, err)
+	}
 	if u.ID == me.ID {
 		// A demoted admin may no longer see Users; land somewhere they can.
 		s.flash(c, "ok", "You are "+string(role)+" now. Admin pages are closed to you from here on.")
@@ -151,26 +147,33 @@ func (s *Server) setUserRole(c echo.Context) error {
 	return redirect(c, userPathOf(u))
 }
 
+// userChangeFailed answers a refused change to user u: the last admin is
+// kept (409 on their page), a user removed meanwhile is a 409.
+func (s *Server) userChangeFailed(c echo.Context, u app.User, err error) error {
+	switch {
+	case errors.Is(err, models.ErrLastAdmin):
+		return s.renderUser(c, http.StatusConflict, u, fmt.Sprintf(lastAdminMessage, u.Name), nil)
+	case errors.Is(err, models.ErrNotFound):
+		return userGone()
+	}
+	return err
+}
+
 func (s *Server) resetPassword(c echo.Context) error {
 	u, err := s.targetUser(c)
 	if err != nil {
 		return err
 	}
 	pw := c.FormValue("password")
-	if msg := checkPassword(pw, c.FormValue("password2")); msg != "" {
+	if msg := newPasswordMessage(pw, c.FormValue("password2")); msg != "" {
 		return s.renderUser(c, http.StatusUnprocessableEntity, u, "", map[string]string{"password": msg})
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(pw), bcryptCost)
-	if err != nil {
-		return err
-	}
-	// SetPassword ends every session of u in the same transaction: whoever
+	// The reset ends every session of u in the same transaction: whoever
 	// knew the old password is out now, not at their idle timeout.
-	if err := s.d.Store.SetPassword(c.Request().Context(), u.ID, string(hash)); err != nil {
-		return err
-	}
 	me := userOf(c)
-	s.audit(c, models.Audit{Actor: me.Name, Action: "user.password", Target: u.Name, Before: "(secret)", After: "(secret) reset by an admin; sessions ended"})
+	if _, err := s.d.Identity.ResetPassword(c.Request().Context(), me.Name, u.ID, pw); err != nil {
+		return s.userChangeFailed(c, u, err)
+	}
 	if u.ID == me.ID {
 		s.clearCookie(c, sessionCookie)
 		return redirect(c, "/login")
@@ -191,19 +194,12 @@ func (s *Server) removeUser(c echo.Context) error {
 		}
 		return render(c, http.StatusOK, views.UserRemoveConfirm(s.shell(c, "Remove "+u.Name, "users"), v))
 	}
-	if err := s.d.Store.DeleteUser(c.Request().Context(), u.ID); err != nil {
-		if errors.Is(err, models.ErrLastAdmin) {
-			return s.renderUser(c, http.StatusConflict, u, fmt.Sprintf(lastAdminMessage, u.Name), nil)
-		}
-		if errors.Is(err, models.ErrNotFound) {
-			return echo.NewHTTPError(http.StatusConflict, userGoneMessage)
-		}
-		return err
-	}
 	me := userOf(c)
-	s.audit(c, models.Audit{Actor: me.Name, Action: "user.remove", Target: u.Name, Before: "role " + string(u.Role), After: "removed"})
+	if _, err := s.d.Identity.RemoveUser(c.Request().Context(), me.Name, u.ID); err != nil {
+		return s.userChangeFailed(c, u, err)
+	}
 	if u.ID == me.ID {
-		// DeleteUser ended this session too; drop the dead cookie.
+		// Removing a user ended this session too; drop the dead cookie.
 		s.clearCookie(c, sessionCookie)
 		return redirect(c, "/login")
 	}
@@ -211,4 +207,4 @@ func (s *Server) removeUser(c echo.Context) error {
 	return redirect(c, "/users")
 }
 
-func userPathOf(u models.User) string { return "/users/" + strconv.FormatInt(u.ID, 10) }
+func userPathOf(u app.User) string { return "/users/" + strconv.FormatInt(u.ID, 10) }

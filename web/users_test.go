@@ -107,8 +107,8 @@ func TestAddUser(t *testing.T) {
 	if err != nil || u.Role != models.RoleSupport {
 		t.Fatalf("sam: %+v %v", u, err)
 	}
-	if cost, err := bcrypt.Cost([]byte(u.PasswordHash)); err != nil || cost != bcryptCost {
-		t.Fatalf("hash cost %d %v, want bcryptCost %d", cost, err, bcryptCost)
+	if cost, err := bcrypt.Cost([]byte(u.PasswordHash)); err != nil || cost != bcrypt.MinCost {
+		t.Fatalf("hash cost %d %v, want the harness's cost %d", cost, err, bcrypt.MinCost)
 	}
 	p := b.get("/users")
 	if flash := p.doc.Find(`[data-testid="flash"]`).Text(); !strings.Contains(flash, "sam can sign in now as support") {

@@ -11,9 +11,6 @@ import (
 	"github.com/outboundhq/outbound/tools"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 // runMCP serves MCP on stdin and stdout. Nothing but protocol may reach
 // stdout, so every log line goes to stderr. The agent is the person who
 // started the process; the thread is the MCP session.
@@ -42,7 +39,7 @@ func runMCP(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer stopShots()
-	server := tools.MCPServer(tools.MCPTools{Fetch: tools.NewFetcher(a.Guard(), a.Settings), Shots: shots, Integrations: a.Integrations()}, version, agent)
+	server := tools.MCPServer(tools.MCPTools{Fetch: tools.NewFetcher(a.Guard(), a.Settings), Shots: shots, Integrations: a.Integrations()}, buildVersion(), agent)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
 	if errors.Is(err, context.Canceled) {
 		return nil

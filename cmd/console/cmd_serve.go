@@ -71,7 +71,7 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 	}
 	srv := web.New(web.Deps{
 		Store: a.Store(), Guard: a.Guard(), Settings: a.Settings, Reload: a.Reload,
-		MCP: tools.MCPHandler(tools.MCPServer(tools.MCPTools{Fetch: fetcher, Shots: shots, Integrations: a.Integrations()}, version, ""), agents),
+		MCP: tools.MCPHandler(tools.MCPServer(tools.MCPTools{Fetch: fetcher, Shots: shots, Integrations: a.Integrations()}, buildVersion(), ""), agents),
 		ToolAPIs: map[string]http.Handler{
 			"fetch_url":        tools.FetchAPI(fetcher, agents),
 			"take_screenshot":  tools.ScreenshotAPI(shots, agents),
@@ -80,6 +80,8 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 		Metrics: metrics.Handler(),
 		Setup:   setup,
 		Log:     log,
+
+		Identity: a,
 	})
 	srv.UseIntegrations(web.IntegrationDeps{Secrets: a.Secrets(), Runner: a.Integrations()})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}

@@ -5,17 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
-	"github.com/outboundhq/outbound/tools"
 )
-
-var tokenName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$`)
 
 const tokenUsage = "token create NAME\ntoken list [--json]\ntoken revoke NAME"
 
@@ -55,26 +51,21 @@ func runToken(ctx context.Context, e env, args []string) error {
 }
 
 func tokenCreate(ctx context.Context, e env, db, name string) error {
-	if !tokenName.MatchString(name) {
-		return usagef("%q is not a token name: use 1 to 64 letters, digits, dots, hyphens or underscores, e.g. helpdesk-bot", name)
+	// The rule is checked before the database is opened (or created).
+	if err := app.CheckTokenName(name); err != nil {
+		return ruleError(err)
 	}
-	store, err := openStore(db, mayCreate)
+	a, err := openIdentity(db, mayCreate)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	token, err := tools.NewToken()
+	defer a.Close()
+	token, err := a.CreateToken(ctx, actor(), name)
+	if errors.Is(err, models.ErrDuplicate) {
+		return usagef("a token named %q already exists (revoked tokens keep their name, for the record); pick another name, e.g. %s-2", name, name)
+	}
 	if err != nil {
-		return err
-	}
-	if _, err := store.CreateToken(ctx, name, tools.HashToken(token)); err != nil {
-		if errors.Is(err, models.ErrDuplicate) {
-			return usagef("a token named %q already exists (revoked tokens keep their name, for the record); pick another name, e.g. %s-2", name, name)
-		}
-		return err
-	}
-	if err := store.RecordAudit(ctx, models.Audit{Actor: actor(), Action: "token.create", Target: name, After: "active"}); err != nil {
-		return err
+		return ruleError(err)
 	}
 	fmt.Fprintln(e.stdout, token)
 	fmt.Fprintf(e.stderr, "Token for %s created. It is shown only now: store it in the agent's secret settings.\n", name)
@@ -89,12 +80,12 @@ type tokenJSON struct {
 }
 
 func tokenList(ctx context.Context, e env, db string, asJSON bool) error {
-	store, err := openStore(db, mustExist)
+	a, err := openIdentity(db, mustExist)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	toks, err := store.ListTokens(ctx)
+	defer a.Close()
+	toks, err := a.ListTokens(ctx)
 	if err != nil {
 		return err
 	}
@@ -103,9 +94,7 @@ func tokenList(ctx context.Context, e env, db string, asJSON bool) error {
 		for i, t := range toks {
 			out[i] = tokenJSON{t.Name, t.CreatedAt.UTC(), t.LastUsedAt, t.RevokedAt}
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return printListJSON(e, out)
 	}
 	if len(toks) == 0 {
 		fmt.Fprintln(e.stdout, "No tokens. Create one with: console token create NAME")
@@ -116,42 +105,41 @@ func tokenList(ctx context.Context, e env, db string, asJSON bool) error {
 	for _, t := range toks {
 		state, used := "active", "never"
 		if t.RevokedAt != nil {
-			state = "revoked " + t.RevokedAt.Local().Format("2006-01-02 15:04")
+			state = "revoked " + listTime(*t.RevokedAt)
 		}
 		if t.LastUsedAt != nil {
-			used = t.LastUsedAt.Local().Format("2006-01-02 15:04")
+			used = listTime(*t.LastUsedAt)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.CreatedAt.Local().Format("2006-01-02 15:04"), used, state)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, listTime(t.CreatedAt), used, state)
 	}
 	return tw.Flush()
 }
 
 func tokenRevoke(ctx context.Context, e env, db, name string) error {
-	store, err := openStore(db, mustExist)
+	a, err := openIdentity(db, mustExist)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	toks, err := store.ListTokens(ctx)
-	if err != nil {
-		return err
-	}
-	i := slices.IndexFunc(toks, func(t models.AgentToken) bool { return t.Name == name })
-	switch {
-	case i < 0:
+	defer a.Close()
+	var already *app.AlreadyRevokedError
+	switch err := a.RevokeToken(ctx, actor(), name); {
+	case errors.Is(err, models.ErrNotFound):
 		return usagef("there is no token named %q; see console token list", name)
-	case toks[i].RevokedAt != nil:
-		return usagef("the token %q is already revoked (since %s); nothing changed", name, toks[i].RevokedAt.Local().Format("2006-01-02 15:04"))
-	}
-	if err := store.RevokeToken(ctx, name); err != nil {
-		if errors.Is(err, models.ErrNotFound) {
-			return usagef("there is no token named %q; see console token list", name)
-		}
-		return err
-	}
-	if err := store.RecordAudit(ctx, models.Audit{Actor: actor(), Action: "token.revoke", Target: name, Before: "active", After: "revoked"}); err != nil {
+	case errors.As(err, &already):
+		return usagef("%s", already)
+	case err != nil:
 		return err
 	}
 	fmt.Fprintf(e.stdout, "revoked %s\n", name)
 	return nil
+}
+
+// listTime is a time as the lists print it: local, to the minute.
+func listTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
+
+// printListJSON writes v as indented JSON, as every --json does.
+func printListJSON(e env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

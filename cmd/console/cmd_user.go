@@ -6,33 +6,47 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+	"text/tabwriter"
+	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 )
 
-const userUsage = "user add --role admin|support NAME   (the password is read from stdin)"
+const userUsage = "user add --role admin|support NAME   (the password is read from stdin)\n" +
+	"user list [--json]\n" +
+	"user rm NAME\n" +
+	"user passwd NAME   (the new password is read from stdin)"
 
-// Password bounds. The lower one is counted in characters, as people
-// count; the upper one in bytes, because bcrypt reads at most 72 bytes
-// and would silently ignore the rest.
-const (
-	minPasswordChars = 10
-	maxPasswordBytes = 72
-)
+// userSubcommands is every subcommand once, in the order help lists them.
+var userSubcommands = []func(context.Context, env, []string) error{userAdd, userList, userRemove, userPasswd}
 
 func runUser(ctx context.Context, e env, args []string) error {
-	if len(args) == 0 || (args[0] != "add" && !isHelpArg(args[0])) {
-		return usagef("console %s", userUsage)
+	if len(args) == 0 {
+		return usagef("name a subcommand: %s", oneLineUsage(userUsage))
 	}
-	if args[0] == "add" {
-		args = args[1:]
+	switch args[0] {
+	case "-h", "--h", "-help", "--help", "help":
+		return gatherHelp(ctx, e, userSubcommands)
+	case "add":
+		return userAdd(ctx, e, args[1:])
+	case "list", "ls":
+		return userList(ctx, e, args[1:])
+	case "rm", "remove":
+		return userRemove(ctx, e, args[1:])
+	case "passwd", "password":
+		return userPasswd(ctx, e, args[1:])
 	}
-	var db, role string
+	if strings.HasPrefix(args[0], "-") {
+		return usagef("name a subcommand before the flags: %s", oneLineUsage(userUsage))
+	}
+	return usagef("unknown subcommand %q: %s", args[0], oneLineUsage(userUsage))
+}
+
+func userAdd(ctx context.Context, e env, args []string) error {
+	var db, roleText string
 	fs := newFlags("user add", &db)
-	fs.StringVar(&role, "role", "", "the user's `role`: admin or support (required)")
+	fs.StringVar(&roleText, "role", "", "the user's `role`: admin or support (required)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -40,54 +54,181 @@ func runUser(ctx context.Context, e env, args []string) error {
 	if len(rest) != 1 {
 		return usagef("name the user: console user add --role admin ada")
 	}
-	r := models.Role(role)
-	switch {
-	case role == "":
-		return usagef("--role is required: admin or support, e.g. console user add --role admin %s", rest[0])
-	case !r.Valid():
-		return usagef("--role %q is not a role; use --role admin or --role support", role)
-	}
 	name := rest[0]
-	if strings.ContainsAny(name, " \t") || len(name) > 64 {
-		return usagef("%q is not a user name: use up to 64 characters without spaces", name)
+	if roleText == "" {
+		return usagef("--role is required: admin or support, e.g. console user add --role admin %s", name)
 	}
-	line, err := bufio.NewReader(e.stdin).ReadString('\n')
-	password := strings.TrimRight(line, "\r\n")
-	if err != nil && password == "" {
-		return usagef("no password on stdin; pipe it in, e.g. printf '%%s\\n' \"$PASSWORD\" | console user add --role %s %s", role, name)
+	role, err := app.ParseRole(roleText)
+	if err != nil {
+		return usagef("--role %q is not a role; use --role admin or --role support", roleText)
 	}
-	if err := checkPassword(password); err != nil {
-		return err
+	// The rules are checked before the database is opened (or created).
+	if err := app.CheckUserName(name); err != nil {
+		return ruleError(err)
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	password, err := readPassword(e, fmt.Sprintf("console user add --role %s %s", role, name))
 	if err != nil {
 		return err
 	}
-	store, err := openStore(db, mayCreate)
+	a, err := openIdentity(db, mayCreate)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	if _, err := store.CreateUser(ctx, models.User{Name: name, PasswordHash: string(hash), Role: r}); err != nil {
+	defer a.Close()
+	if _, err := a.AddUser(ctx, actor(), name, role, password); err != nil {
 		if errors.Is(err, models.ErrDuplicate) {
-			return usagef("a user named %q already exists; pick another name, or, to give that user a new password, have an admin reset it on the console's Users page", name)
+			return usagef("a user named %q already exists; pick another name, or give that user a new password with: console user passwd %s", name, name)
 		}
-		return err
-	}
-	if err := store.RecordAudit(ctx, models.Audit{Actor: actor(), Action: "user.add", Target: name, After: "role " + role}); err != nil {
-		return err
+		return ruleError(err)
 	}
 	fmt.Fprintf(e.stdout, "added %s (%s)\n", name, role)
 	return nil
 }
 
-// checkPassword says precisely which bound a password misses.
-func checkPassword(password string) error {
-	if n := utf8.RuneCountInString(password); n < minPasswordChars {
-		return usagef("the password has %d characters; use at least %d", n, minPasswordChars)
+type userJSON struct {
+	Name              string    `json:"name"`
+	Role              string    `json:"role"`
+	CreatedAt         time.Time `json:"created_at"`
+	PasswordChangedAt time.Time `json:"password_changed_at"`
+}
+
+func userList(ctx context.Context, e env, args []string) error {
+	var db string
+	var asJSON bool
+	fs := newFlags("user list", &db)
+	fs.BoolVar(&asJSON, "json", false, "print the users as JSON")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
 	}
-	if n := len(password); n > maxPasswordBytes {
-		return usagef("the password is %d bytes long; use at most %d bytes (%d plain ASCII characters, fewer with accented letters or symbols)", n, maxPasswordBytes, maxPasswordBytes)
+	if len(rest) != 0 {
+		return usagef("user list takes no arguments (%s); to see one user, look for their name in the list", strings.Join(rest, " "))
 	}
+	a, err := openIdentity(db, mustExist)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	users, err := a.ListUsers(ctx)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		out := make([]userJSON, len(users))
+		for i, u := range users {
+			out[i] = userJSON{u.Name, string(u.Role), u.CreatedAt.UTC(), u.PasswordChangedAt.UTC()}
+		}
+		return printListJSON(e, out)
+	}
+	if len(users) == 0 {
+		fmt.Fprintln(e.stdout, "No users. Add the first admin with: console user add --role admin NAME (the password on stdin)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tROLE\tCREATED\tPASSWORD CHANGED")
+	for _, u := range users {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.Name, u.Role, listTime(u.CreatedAt), listTime(u.PasswordChangedAt))
+	}
+	return tw.Flush()
+}
+
+func userRemove(ctx context.Context, e env, args []string) error {
+	db, name, err := oneUserArgs("rm", args, "name one user to remove: console user rm sam")
+	if err != nil {
+		return err
+	}
+	u, err := changeNamedUser(ctx, db, name, "removed", func(a *app.App, u app.User) error {
+		_, err := a.RemoveUser(ctx, actor(), u.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "removed %s (%s); their sessions are ended\n", name, u.Role)
 	return nil
+}
+
+func userPasswd(ctx context.Context, e env, args []string) error {
+	db, name, err := oneUserArgs("passwd", args, "name one user: printf '%s\\n' \"$PASSWORD\" | console user passwd ada")
+	if err != nil {
+		return err
+	}
+	password, err := readPassword(e, "console user passwd "+name)
+	if err != nil {
+		return err
+	}
+	_, err = changeNamedUser(ctx, db, name, "changed", func(a *app.App, u app.User) error {
+		_, err := a.ResetPassword(ctx, actor(), u.ID, password)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "password of %s changed; their sessions are ended\n", name)
+	return nil
+}
+
+// oneUserArgs parses the arguments of a subcommand about one user: its
+// flags and the user's name; missing is the message when there is not
+// exactly one name.
+func oneUserArgs(sub string, args []string, missing string) (db, name string, err error) {
+	fs := newFlags("user "+sub, &db)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return "", "", err
+	}
+	if len(rest) != 1 {
+		return "", "", usagef("%s", missing)
+	}
+	return db, rest[0], nil
+}
+
+// changeNamedUser opens the database, finds the named user and applies
+// change to them, wording a refusal for the command line; what says
+// what did not happen ("removed"). It returns the user as they were.
+func changeNamedUser(ctx context.Context, db, name, what string, change func(*app.App, app.User) error) (app.User, error) {
+	a, err := openIdentity(db, mustExist)
+	if err != nil {
+		return app.User{}, err
+	}
+	defer a.Close()
+	u, err := a.UserByName(ctx, name)
+	if errors.Is(err, models.ErrNotFound) {
+		return app.User{}, usagef("there is no user named %q; see console user list", name)
+	}
+	if err != nil {
+		return app.User{}, err
+	}
+	if err := change(a, u); err != nil {
+		return app.User{}, userChangeError(err, name, what)
+	}
+	return u, nil
+}
+
+// userChangeError words a refused change to the named user; what says
+// what did not happen ("removed").
+func userChangeError(err error, name, what string) error {
+	switch {
+	case errors.Is(err, models.ErrLastAdmin):
+		return usagef("%s is the last admin, so nothing was %s: the console needs an admin. Add another first (console user add --role admin NAME), then try again", name, what)
+	case errors.Is(err, models.ErrNotFound):
+		return usagef("there is no user named %q any more (someone removed them meanwhile); see console user list", name)
+	}
+	return ruleError(err)
+}
+
+// readPassword reads one line from stdin: a password is never an argument,
+// where the shell history and the process list would keep it. It checks
+// the password policy before anything is opened; example is the command
+// to show with a pipe when stdin is empty.
+func readPassword(e env, example string) (string, error) {
+	line, err := bufio.NewReader(e.stdin).ReadString('\n')
+	password := strings.TrimRight(line, "\r\n")
+	if err != nil && password == "" {
+		return "", usagef("no password on stdin; pipe it in, e.g. printf '%%s\\n' \"$PASSWORD\" | %s", example)
+	}
+	if err := app.CheckPassword(password); err != nil {
+		return "", ruleError(err)
+	}
+	return password, nil
 }

@@ -40,8 +40,9 @@ var commands = map[string]command{
 	"settings": {summary: "show and change limits: settings list, settings set KEY VALUE", usage: settingsUsage, run: runSettings},
 	"refusals": {summary: "show the refusal log, newest first", usage: "refusals [--limit N] [--json]", run: runRefusals},
 	"token":    {summary: "manage agents' API tokens: token create NAME, token list, token revoke NAME", usage: tokenUsage, run: runToken},
-	"user":     {summary: "add a console user: user add --role admin|support NAME (password on stdin)", usage: userUsage, run: runUser},
+	"user":     {summary: "manage console users: user add, user list, user rm NAME, user passwd NAME (passwords on stdin)", usage: userUsage, run: runUser},
 	"mcp":      {summary: "serve the agent tools over MCP on stdio", usage: "mcp [--agent NAME]", run: runMCP},
+	"version":  {summary: "print the build version (the MCP server reports the same)", usage: "version", run: runVersion},
 	"proxy":    {summary: "run the guarded HTTP proxy for agents in any language", usage: "proxy [--addr 127.0.0.1:4750] [--public]", run: runProxy},
 }
 

@@ -41,6 +41,9 @@ type App struct {
 	settings atomic.Pointer[tools.Settings]
 	revision atomic.Int64
 	reloadMu sync.Mutex
+
+	// passwordCost is bcrypt's cost for new password hashes (identity.go).
+	passwordCost int
 }
 
 // Options configure Open.
@@ -176,6 +179,9 @@ func (a *App) Settings() tools.Settings { return *a.settings.Load() }
 
 // Close flushes queued refusals and closes the store.
 func (a *App) Close() error {
+	if a.guard == nil { // an App over a store alone (ForStore)
+		return a.store.Close()
+	}
 	a.guard.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
