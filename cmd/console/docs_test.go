@@ -33,7 +33,7 @@ func TestUserGuideCoversEveryRefusalAndSetting(t *testing.T) {
 			t.Errorf("the user guide's settings table lacks %q", d.Key)
 		}
 	}
-	for _, cmd := range []string{"check", "fetch", "allow", "settings", "refusals", "token", "user", "mcp", "serve"} {
+	for cmd := range commands {
 		if !strings.Contains(guide, "console "+cmd) {
 			t.Errorf("the user guide does not mention `console %s`", cmd)
 		}
