@@ -49,6 +49,10 @@ type Deps struct {
 	Setup *SetupToken
 	Log   *slog.Logger
 	Now   func() time.Time
+	// Config runs every configuration change the console makes (allowlist,
+	// settings, HTTP integrations): validate, store with its audit record,
+	// reload. *app.App implements it.
+	Config ConfigService
 }
 
 // Server is the console.
@@ -56,7 +60,6 @@ type Server struct {
 	*echo.Echo
 	d        Deps
 	throttle *loginThrottle
-	integ    IntegrationDeps
 }
 
 // New builds the console's routes.

@@ -38,6 +38,8 @@ type App struct {
 	secrets      *tools.SecretBox
 	integrations *tools.Integrations
 
+	onReload func(error)
+
 	settings atomic.Pointer[tools.Settings]
 	revision atomic.Int64
 	reloadMu sync.Mutex
@@ -57,6 +59,9 @@ type Options struct {
 	ReadOnly bool
 	// Getenv reads CONSOLE_SECRET_KEY; nil means os.Getenv.
 	Getenv func(string) string
+	// OnReload, when set, is told the outcome of every reload (tests
+	// count them to prove a refused change reloads nothing).
+	OnReload func(error)
 }
 
 // Open opens the database at dbPath (creating it unless opts.ReadOnly),
@@ -73,7 +78,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	a := &App{store: store, log: opts.Log, dbPath: dbPath}
+	a := &App{store: store, log: opts.Log, dbPath: dbPath, onReload: opts.OnReload}
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -101,6 +106,14 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 // read before the configuration, so a change landing in between is seen
 // as a newer revision by the next poll and loaded again.
 func (a *App) Reload(ctx context.Context) error {
+	err := a.reload(ctx)
+	if a.onReload != nil {
+		a.onReload(err)
+	}
+	return err
+}
+
+func (a *App) reload(ctx context.Context) error {
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
 	rev, err := a.store.Revision(ctx)
@@ -143,14 +156,6 @@ func loadPolicy(ctx context.Context, store *models.Store) (*guard.Policy, tools.
 		return nil, tools.Settings{}, err
 	}
 	return p, s, nil
-}
-
-func EntryTexts(rows []models.AllowlistEntry) []string {
-	texts := make([]string, len(rows))
-	for i, r := range rows {
-		texts[i] = r.Entry
-	}
-	return texts
 }
 
 // Watch reloads whenever another process changes the configuration. It
