@@ -59,6 +59,12 @@ type Options struct {
 	ReadOnly bool
 	// Getenv reads CONSOLE_SECRET_KEY; nil means os.Getenv.
 	Getenv func(string) string
+	// Repair is for commands that change the configuration and exit
+	// (allow, settings): they open even when the stored allowlist or
+	// settings do not load, because the change may be the fix. Such an
+	// App's guard keeps its default policy until a reload succeeds, so it
+	// must never be asked to decide.
+	Repair bool
 	// OnReload, when set, is told the outcome of every reload (tests
 	// count them to prove a refused change reloads nothing).
 	OnReload func(error)
@@ -91,7 +97,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 		}
 		a.integrations = tools.NewIntegrations(a.guard, a.Settings)
 	}
-	if err := a.Reload(ctx); err != nil {
+	if err := a.Reload(ctx); err != nil && !(opts.Repair && isStoredConfigError(err)) {
 		a.Close()
 		return nil, err
 	}
@@ -185,6 +191,14 @@ func (a *App) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return errors.Join(a.refusals.Close(ctx), a.store.Close())
+}
+
+// isStoredConfigError reports a stored entry or setting that does not
+// load, as opposed to a database that cannot be read.
+func isStoredConfigError(err error) bool {
+	var ee *guard.EntryError
+	var se *tools.SettingError
+	return errors.As(err, &ee) || errors.As(err, &se)
 }
 
 // storedEntryError says how to get rid of an entry the store should never
