@@ -93,12 +93,14 @@ func usage() string {
 	var b strings.Builder
 	b.WriteString("usage: console COMMAND [flags] [args]\n\ncommands:\n")
 	names := make([]string, 0, len(commands))
+	width := 0
 	for n := range commands {
 		names = append(names, n)
+		width = max(width, len(n))
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(&b, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(&b, "  %-*s %s\n", width, n, commands[n].summary)
 	}
 	b.WriteString("\nEvery command takes --db PATH (env CONSOLE_DB, default console.db).\n")
 	b.WriteString("Run console help COMMAND (or console COMMAND --help) for its flags.\n")

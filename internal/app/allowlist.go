@@ -268,15 +268,12 @@ func (a *App) RemoveEntries(ctx context.Context, req RemoveEntries) (EntriesRemo
 	}
 	st, err := a.Allowlist(ctx)
 	var ee *guard.EntryError
-	if errors.As(err, &ee) || err == nil {
-		// A bad stored entry must stay removable: that is the fix the
-		// error above names.
-		err = nil
-		if st.Entries == nil {
-			st.Entries = make([]guard.Entry, len(st.Rows))
-		}
-	}
-	if err != nil {
+	switch {
+	case errors.As(err, &ee):
+		// A bad stored entry must stay removable: that is the fix its
+		// error names. Rows are found by their text alone.
+		st.Entries = make([]guard.Entry, len(st.Rows))
+	case err != nil:
 		return EntriesRemoved{}, err
 	}
 	if req.Version != models.AnyRevision && req.Version != st.Version {
