@@ -148,7 +148,7 @@ func allowList(ctx context.Context, e env, args []string) error {
 	if len(rest) != 0 {
 		return usagef("allow list takes no arguments")
 	}
-	a, err := openApp(ctx, db, app.Options{ReadOnly: true, Repair: true, Log: quietLog()})
+	a, err := openToRead(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -197,6 +197,14 @@ func badge(n int) string {
 // neither needs nor creates their secret key file.
 func openForChange(ctx context.Context, db string, mode app.DBMode) (*app.App, error) {
 	return openApp(ctx, db, app.Options{ReadOnly: mode == mustExist, Repair: true, Log: quietLog()})
+}
+
+// openToRead opens the app for a command that only reads the
+// configuration (a list, a show): the database must exist, no secret is
+// opened, and a stored entry or setting that does not load is still
+// shown, so that it can be seen and fixed.
+func openToRead(ctx context.Context, db string) (*app.App, error) {
+	return openApp(ctx, db, app.Options{ReadOnly: true, Repair: true, Log: quietLog()})
 }
 
 // quietLog drops the app's own log lines: a command reports what happened

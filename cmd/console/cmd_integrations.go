@@ -93,12 +93,6 @@ func integrationView(r models.Integration) integrationJSON {
 	return out
 }
 
-// openToRead opens the app to read integrations: the database must exist,
-// and no secret is opened.
-func openToRead(ctx context.Context, db string) (*app.App, error) {
-	return openApp(ctx, db, app.Options{ReadOnly: true, Repair: true, Log: quietLog()})
-}
-
 func integrationsList(ctx context.Context, e env, args []string) error {
 	var db string
 	var asJSON bool

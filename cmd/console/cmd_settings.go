@@ -57,7 +57,7 @@ type settingJSON struct {
 }
 
 func settingsList(ctx context.Context, e env, db string, asJSON bool) error {
-	a, err := openApp(ctx, db, app.Options{ReadOnly: true, Repair: true, Log: quietLog()})
+	a, err := openToRead(ctx, db)
 	if err != nil {
 		return err
 	}
