@@ -61,7 +61,7 @@ var SettingDefs = []SettingDef{
 			s.Guard.Timeout = d
 			return err
 		},
-		func(s *Settings) string { return formatDuration(s.Guard.Timeout) }},
+		func(s *Settings) string { return FormatDuration(s.Guard.Timeout) }},
 	{"max_bytes", "Max bytes", "The largest response body that is read. Write bytes, or a size like 2MB or 512KB (1 KB = 1024 bytes).",
 		func(s *Settings, v string) error {
 			n, err := parseSize(v)
@@ -109,7 +109,7 @@ var SettingDefs = []SettingDef{
 			s.CacheTTL = d
 			return err
 		},
-		func(s *Settings) string { return formatDuration(s.CacheTTL) }},
+		func(s *Settings) string { return FormatDuration(s.CacheTTL) }},
 	{"screenshot_max_width", "Screenshot max width", "The widest viewport take_screenshot accepts, in pixels.",
 		func(s *Settings, v string) error { return parseInt(v, 320, 3840, "1920", &s.ShotMaxWidth) },
 		func(s *Settings) string { return strconv.Itoa(s.ShotMaxWidth) }},
@@ -137,10 +137,13 @@ func (e *SettingError) Error() string {
 
 func (e *SettingError) Unwrap() error { return e.Err }
 
-// LookupSetting returns the definition of key.
+// LookupSetting returns the definition of key. Keys are matched without
+// regard to case or surrounding space (MAX_BYTES is max_bytes): people
+// copy them from documentation and environment variables.
 func LookupSetting(key string) (SettingDef, error) {
+	want := strings.ToLower(strings.TrimSpace(key))
 	for _, d := range SettingDefs {
-		if d.Key == key {
+		if d.Key == want {
 			return d, nil
 		}
 	}
@@ -160,7 +163,7 @@ func NormalizeSetting(key, value string) (string, error) {
 	}
 	s := DefaultSettings()
 	if err := d.set(&s, strings.TrimSpace(value)); err != nil {
-		return "", &SettingError{Key: key, Value: value, Err: err}
+		return "", &SettingError{Key: d.Key, Value: value, Err: err}
 	}
 	return d.get(&s), nil
 }
@@ -212,22 +215,34 @@ func parseDuration(v string, lo, hi time.Duration, example string) (time.Duratio
 		return 0, fmt.Errorf("%q is not a duration; write it like %s", v, example)
 	}
 	if d < lo || d > hi {
-		return 0, fmt.Errorf("%s is outside %s–%s; choose a value such as %s", d, lo, hi, example)
+		return 0, fmt.Errorf("%s is outside %s–%s; choose a value such as %s", FormatDuration(d), FormatDuration(lo), FormatDuration(hi), example)
 	}
 	return d, nil
 }
 
-// formatDuration prints a duration the way people write it: 15s, 5m,
-// 1m30s, 1h, rather than Go's 5m0s.
-func formatDuration(d time.Duration) string {
-	out := d.String()
-	if strings.HasSuffix(out, "m0s") {
-		out = strings.TrimSuffix(out, "0s")
+// FormatDuration prints a duration the way people write it, not Go's way
+// (5m0s, 1m30s, 1h0m0s): whole minutes as hours and minutes (5m, 1h30m,
+// 1h), other whole seconds as seconds (90s, 15s), anything finer as Go
+// prints it (1.5s, 250ms). Parsing what it prints gives d back.
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0s"
+	case d < 0:
+		return "-" + FormatDuration(-d)
+	case d%time.Minute == 0:
+		h, m := d/time.Hour, (d%time.Hour)/time.Minute
+		switch {
+		case h == 0:
+			return strconv.FormatInt(int64(m), 10) + "m"
+		case m == 0:
+			return strconv.FormatInt(int64(h), 10) + "h"
+		}
+		return strconv.FormatInt(int64(h), 10) + "h" + strconv.FormatInt(int64(m), 10) + "m"
+	case d%time.Second == 0:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
 	}
-	if strings.HasSuffix(out, "h0m") {
-		out = strings.TrimSuffix(out, "0m")
-	}
-	return out
+	return d.String()
 }
 
 func parseInt(v string, lo, hi int, example string, into *int) error {

@@ -26,7 +26,12 @@ func TestNormalizeSetting(t *testing.T) {
 	tests := []struct{ key, in, want string }{
 		{"timeout", "30s", "30s"},
 		{"timeout", " 1m ", "1m"},
-		{"timeout", "90s", "1m30s"},
+		{"timeout", "90s", "90s"},
+		{"timeout", "1m30s", "90s"},
+		{"cache_ttl", "60m", "1h"},
+		{"cache_ttl", "10m0s", "10m"},
+		{"Max_Bytes", "2mb", "2MB"},
+		{" TIMEOUT ", "15s", "15s"},
 		{"cache_ttl", "1h", "1h"},
 		{"max_bytes", "1GB", "1GB"},
 		{"max_bytes", "512kb", "512KB"},
@@ -52,7 +57,8 @@ func TestSettingErrorsNameTheProblemAndTheFix(t *testing.T) {
 	tests := []struct{ key, in, want string }{
 		{"timeout", "fast", `"fast" is not a duration; write it like 15s`},
 		{"timeout", "15", "15 has no unit; write 15s for seconds"},
-		{"timeout", "10m", "outside 1s–5m0s"},
+		{"timeout", "10m", "10m is outside 1s–5m; choose a value such as 15s"},
+		{"cache_ttl", "2h", "2h is outside 0s–1h"},
 		{"max_bytes", "lots", "not a size; write bytes, or a size like 2MB"},
 		{"max_bytes", "10", "outside 1KB–1GB"},
 		{"max_bytes", "2GB", "outside 1KB–1GB"},
@@ -93,5 +99,49 @@ func TestParseSettingsAppliesStoredValues(t *testing.T) {
 	}
 	if _, err := ParseSettings(map[string]string{"timeout": "soon"}); err == nil || !strings.Contains(err.Error(), "timeout") {
 		t.Fatalf("a bad stored value must name its key: %v", err)
+	}
+}
+
+func TestFormatDurationWritesItAsPeopleDo(t *testing.T) {
+	tests := []struct {
+		in   time.Duration
+		want string
+	}{
+		{0, "0s"},
+		{15 * time.Second, "15s"},
+		{90 * time.Second, "90s"},
+		{10 * time.Minute, "10m"},
+		{time.Hour, "1h"},
+		{90 * time.Minute, "1h30m"},
+		{3605 * time.Second, "3605s"},
+		{1500 * time.Millisecond, "1.5s"},
+		{250 * time.Millisecond, "250ms"},
+		{-5 * time.Minute, "-5m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			got := FormatDuration(tt.in)
+			if got != tt.want {
+				t.Fatalf("FormatDuration(%v) = %q, want %q", tt.in, got, tt.want)
+			}
+			if back, err := time.ParseDuration(got); err != nil || back != tt.in {
+				t.Fatalf("%q does not parse back to %v: %v, %v", got, tt.in, back, err)
+			}
+		})
+	}
+}
+
+func TestSettingKeysIgnoreCase(t *testing.T) {
+	for _, key := range []string{"max_bytes", "MAX_BYTES", "Max_Bytes", " max_bytes "} {
+		t.Run(key, func(t *testing.T) {
+			d, err := LookupSetting(key)
+			if err != nil || d.Key != "max_bytes" {
+				t.Fatalf("LookupSetting(%q) = %q, %v", key, d.Key, err)
+			}
+		})
+	}
+	var se *SettingError
+	if _, err := NormalizeSetting("MAX_BYTES", "lots"); !errors.As(err, &se) || se.Key != "max_bytes" {
+		t.Fatalf("the error names the key as typed, not as stored: %v", err)
 	}
 }

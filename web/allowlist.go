@@ -15,38 +15,20 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/outboundhq/outbound/guard"
-	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/views"
 )
 
-// allowlistState is the allowlist as read for one request.
+// allowlistState is the allowlist as read for one request, with the
+// settings in force that say which ports an entry opens.
 type allowlistState struct {
-	// revision is read before the rows, so a page built from this state
-	// can only ever conflict spuriously; it never hides a change its
-	// admin did not see.
-	revision int64
-	rows     []models.AllowlistEntry
-	entries  []guard.Entry // rows, parsed, in the same order
+	app.AllowlistState
 	settings guard.Settings
 }
 
 func (s *Server) loadAllowlist(ctx context.Context) (allowlistState, error) {
-	st := allowlistState{settings: s.guardSettings()}
-	var err error
-	if st.revision, err = s.d.Store.Version(ctx, models.SectionAllowlist); err != nil {
-		return st, err
-	}
-	if st.rows, err = s.d.Store.ListAllowlist(ctx); err != nil {
-		return st, err
-	}
-	texts := make([]string, len(st.rows))
-	for i, r := range st.rows {
-		texts[i] = r.Entry
-	}
-	// The store only ever receives entries the guard normalised, so a row
-	// that does not parse is corruption, not an admin's typo.
-	st.entries, err = guard.ParseStoredEntries(texts)
-	return st, err
+	st, err := s.d.Config.Allowlist(ctx)
+	return allowlistState{AllowlistState: st, settings: s.guardSettings()}, err
 }
 
 // guardSettings returns the guard settings in force.
@@ -57,31 +39,16 @@ func (s *Server) guardSettings() guard.Settings {
 	return s.d.Settings().Guard
 }
 
-// find returns the row whose entry is text, as stored or as an admin
-// might type it (upper case, a trailing dot).
-func (st allowlistState) find(text string) (models.AllowlistEntry, guard.Entry, bool) {
-	want := text
-	if e, err := guard.ParseEntry(text); err == nil {
-		want = e.String()
-	}
-	for i, r := range st.rows {
-		if r.Entry == text || r.Entry == want {
-			return r, st.entries[i], true
-		}
-	}
-	return models.AllowlistEntry{}, guard.Entry{}, false
-}
-
 // card builds the card's view model.
 func (st allowlistState) card(canEdit bool) views.EgressCard {
 	ports := openPorts(st.settings)
-	c := views.EgressCard{Revision: st.revision, CanEdit: canEdit, OpenPorts: ports}
-	for i, r := range st.rows {
-		e := st.entries[i]
+	c := views.EgressCard{Revision: st.Version, CanEdit: canEdit, OpenPorts: ports}
+	for i, r := range st.Rows {
+		e := st.Entries[i]
 		c.Entries = append(c.Entries, views.AllowRow{
 			Entry: r.Entry, Scope: entryScope(e, ports), Note: r.Note,
 			AddedBy: r.AddedBy, AddedAt: r.CreatedAt,
-			Confirm: removeQuestion(e, ports, len(st.rows)),
+			Confirm: removeQuestion(e, ports, len(st.Rows)),
 		})
 	}
 	return c
@@ -95,14 +62,14 @@ func (s *Server) egressPage(c echo.Context, st allowlistState) (views.EgressPage
 	admin := userOf(c).admin()
 	p := views.EgressPage{Card: st.card(admin)}
 	if admin {
-		p.Form = &views.AllowForm{Revision: st.revision}
+		p.Form = &views.AllowForm{Revision: st.Version}
 	}
-	rows, err := s.d.Store.ListIntegrations(c.Request().Context())
+	list, err := s.d.Config.ListIntegrations(c.Request().Context())
 	if err != nil {
 		return p, err
 	}
 	p.HTTP.Admin = admin
-	for _, r := range rows {
+	for _, r := range list.Rows {
 		p.HTTP.Names = append(p.HTTP.Names, r.Name)
 	}
 	return p, nil

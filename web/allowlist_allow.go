@@ -98,11 +98,11 @@ func (s *Server) planAllow(c echo.Context, st allowlistState, r models.Refusal) 
 		o.Why = "No entry can admit " + now.Host + ": " + ee.Problem + "."
 		return o, guard.Entry{}
 	}
-	if slices.Contains(st.entries, entry) {
+	if slices.Contains(st.Entries, entry) {
 		o.Why = entry.String() + " is already on the list; the URL is refused for another reason: " + now.Message
 		return o, guard.Entry{}
 	}
-	policy, err := guard.NewPolicy(append(slices.Clone(st.entries), entry), st.settings)
+	policy, err := guard.NewPolicy(append(slices.Clone(st.Entries), entry), st.settings)
 	if err != nil {
 		o.Why = "The list with " + entry.String() + " added would not be valid: " + err.Error()
 		return o, guard.Entry{}
@@ -118,7 +118,7 @@ func (s *Server) planAllow(c echo.Context, st allowlistState, r models.Refusal) 
 	o.Fixable, o.Entry = true, entry.String()
 	o.Reach = reachPreview(entry, after, ports)
 	o.Follows = followsName(entry)
-	if len(st.entries) == 0 {
+	if st.PublicWeb() {
 		o.ModeChange = "The list is empty now, so the console is on PUBLIC WEB. Adding this entry switches it to 1 ALLOWED: agents will reach only " +
 			entryScope(entry, ports) + ", and every other host, public sites included, is refused."
 		if guard.Reason(r.Reason) == guard.ReasonPort {

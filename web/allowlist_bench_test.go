@@ -16,10 +16,9 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/guard/guardtest"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
-	"github.com/outboundhq/outbound/tools"
 )
 
 // BenchmarkAllowlistSaveUntilEnforced measures an admin's add, from the
@@ -29,21 +28,20 @@ import (
 func BenchmarkAllowlistSaveUntilEnforced(b *testing.B) {
 	ctx := context.Background()
 	// newHarness takes a *testing.T, so the benchmark builds the same
-	// console itself: a store, a guard with a table resolver, and the
-	// harness's reload.
-	store, err := models.Open(filepath.Join(b.TempDir(), "console.db"))
+	// console itself: an app over a temporary store, with a table resolver.
+	resolver := guardtest.NewResolver()
+	a, err := app.Open(ctx, filepath.Join(b.TempDir(), "console.db"), app.Options{
+		Resolver: resolver, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Getenv: func(string) string { return "" },
+	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer store.Close()
-	h := &harness{store: store, resolver: guardtest.NewResolver()}
-	h.guard = guard.New(guard.Options{Resolver: h.resolver})
-	defer h.guard.Close()
+	defer a.Close()
+	store := a.Store()
+	h := &harness{app: a, store: store, guard: a.Guard(), resolver: resolver}
 	srv := httptest.NewServer(New(Deps{
-		Store: store, Guard: h.guard,
-		Settings: func() tools.Settings { return tools.DefaultSettings() },
-		Reload:   h.reload,
-		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Store: store, Guard: h.guard, Settings: a.Settings, Reload: a.Reload, Config: a,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}))
 	defer srv.Close()
 

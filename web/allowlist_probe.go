@@ -39,7 +39,7 @@ func (s *Server) testURL(c echo.Context) error {
 		return s.renderEgress(c, http.StatusUnprocessableEntity, p)
 	}
 	d := s.decide(c.Request().Context(), raw)
-	p.Test.Result = decisionView(d, len(st.entries) == 0)
+	p.Test.Result = decisionView(d, st.PublicWeb())
 	return s.renderEgress(c, http.StatusOK, p)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 )
 
@@ -54,11 +55,7 @@ func storedEntries(t *testing.T, h *harness) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, r := range rows {
-		out = append(out, r.Entry)
-	}
-	return out
+	return app.EntryTexts(rows)
 }
 
 func auditOf(t *testing.T, h *harness, action string) []models.Audit {

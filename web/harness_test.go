@@ -20,15 +20,16 @@ import (
 	"github.com/outboundhq/outbound/guard/guardtest"
 	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
-	"github.com/outboundhq/outbound/tools"
 )
 
 // harness is a console on 127.0.0.1 over a temporary database, with a
-// real guard whose resolver is a table, an admin "ada" and a support user
-// "sam" (both with password "correct horse battery").
+// real app (store, guard, integrations) whose resolver is a table, an
+// admin "ada" and a support user "sam" (both with password "correct horse
+// battery").
 type harness struct {
 	t        *testing.T
 	srv      *httptest.Server
+	app      *app.App
 	store    *models.Store
 	guard    *guard.Guard
 	resolver *guardtest.Resolver
@@ -47,26 +48,25 @@ func newHarness(t *testing.T) *harness {
 // (a metrics handler, tool APIs) before it starts.
 func newHarnessWith(t *testing.T, more func(*Deps)) *harness {
 	t.Helper()
-	store, err := models.Open(filepath.Join(t.TempDir(), "console.db"))
+	h := &harness{t: t, resolver: guardtest.NewResolver()}
+	a, err := app.Open(context.Background(), filepath.Join(t.TempDir(), "console.db"), app.Options{
+		Resolver: h.resolver, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Getenv:   func(string) string { return "" },
+		OnReload: func(error) { h.reloads.Add(1) },
+		// The lowest bcrypt cost: tests sign in and add users often.
+		PasswordCost: bcrypt.MinCost,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	h := &harness{t: t, store: store, resolver: guardtest.NewResolver()}
-	h.guard = guard.New(guard.Options{Resolver: h.resolver})
-	t.Cleanup(h.guard.Close)
+	t.Cleanup(func() { a.Close() })
+	h.reloads.Store(0) // the reload of Open is not one a test made
+	h.app, h.store, h.guard = a, a.Store(), a.Guard()
 	h.setup, _ = NewSetupToken()
 	d := Deps{
-		Store: store, Guard: h.guard, Setup: h.setup,
-		Settings: func() tools.Settings {
-			values, _ := store.Settings(context.Background())
-			s, _ := tools.ParseSettings(values)
-			return s
-		},
-		Reload: func(ctx context.Context) error { h.reloads.Add(1); return h.reload(ctx) },
-		Log:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		// The lowest bcrypt cost: tests sign in and add users often.
-		Identity: app.ForStore(store, app.StoreOptions{PasswordCost: bcrypt.MinCost}),
+		Store: h.store, Guard: h.guard, Setup: h.setup,
+		Settings: a.Settings, Reload: a.Reload, Config: a, Identity: a,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	if more != nil {
 		more(&d)
@@ -76,27 +76,9 @@ func newHarnessWith(t *testing.T, more func(*Deps)) *harness {
 	return h
 }
 
-// reload builds the guard's policy from the store, as cmd/console does.
-func (h *harness) reload(ctx context.Context) error {
-	rows, err := h.store.ListAllowlist(ctx)
-	if err != nil {
-		return err
-	}
-	values, err := h.store.Settings(ctx)
-	if err != nil {
-		return err
-	}
-	texts := make([]string, len(rows))
-	for i, r := range rows {
-		texts[i] = r.Entry
-	}
-	p, _, err := tools.BuildPolicy(texts, values)
-	if err != nil {
-		return err
-	}
-	h.guard.SetPolicy(p)
-	return nil
-}
+// reload makes the app reload the store's configuration into the guard,
+// as the console does after a change made behind its back.
+func (h *harness) reload(ctx context.Context) error { return h.app.Reload(ctx) }
 
 // addUser creates a user directly in the store.
 func (h *harness) addUser(name string, role models.Role) {

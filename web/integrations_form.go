@@ -1,13 +1,12 @@
 package web
 
 import (
-	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 	"github.com/outboundhq/outbound/views"
@@ -19,10 +18,6 @@ const (
 	blankSecretRows = 2
 	blankParamRows  = 3
 )
-
-// keptSecret stands in for a stored secret's value while the form is
-// validated: the admin left the field empty to keep it.
-const keptSecret = "(kept)"
 
 func newIntegrationForm() views.IntegrationForm {
 	return views.IntegrationForm{New: true, Method: "GET"}
@@ -64,19 +59,20 @@ func padIntegrationForm(f *views.IntegrationForm) {
 }
 
 // integrationInput is a submitted form: the form to show again, and the
-// definition with new secrets in plaintext, to be sealed once valid.
+// integration as typed, for the operation that validates and saves it.
 type integrationInput struct {
-	form views.IntegrationForm
-	def  tools.Integration
-	// kept maps a header name to its stored sealed value, for secrets the
-	// admin left empty.
-	kept map[string]string
+	form  views.IntegrationForm
+	input app.IntegrationInput
+	// keptRows are the secret rows the admin left empty to keep the
+	// stored value.
+	keptRows []int
 }
 
-// readIntegrationForm reads the submitted form over old (zero for a new
-// integration) and validates it.
-func readIntegrationForm(c echo.Context, old models.Integration) integrationInput {
-	in := integrationInput{kept: map[string]string{}}
+// readIntegrationForm reads the submitted form over old (nil for a new
+// integration). Problems of its own reading (a header line without a
+// colon) are shown with every other problem the operation would find.
+func readIntegrationForm(c echo.Context, old *models.Integration) integrationInput {
+	var in integrationInput
 	f := &in.form
 	f.Name = strings.TrimSpace(c.FormValue("name"))
 	f.Description = strings.TrimSpace(c.FormValue("description"))
@@ -86,30 +82,25 @@ func readIntegrationForm(c echo.Context, old models.Integration) integrationInpu
 	f.Body = strings.TrimSpace(c.FormValue("body"))
 	f.Revision, _ = strconv.ParseInt(c.FormValue("revision"), 10, 64)
 	f.Errors = map[string]string{}
-	in.def = tools.Integration{Name: f.Name, Description: f.Description, Method: f.Method, URL: f.URL, Body: f.Body}
+	in.input = app.IntegrationInput{Name: f.Name, Description: f.Description, Method: f.Method, URL: f.URL, Body: f.Body}
 
 	for n, line := range strings.Split(f.Headers, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
 		}
-		name, value, ok := strings.Cut(line, ":")
+		h, ok := app.ParseHeaderLine(line)
 		if !ok {
 			f.Errors["headers"] = "Line " + strconv.Itoa(n+1) + " has no colon. Write each header as Name: value."
 			continue
 		}
-		in.def.Headers = append(in.def.Headers, tools.IntegrationHeader{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+		in.input.Headers = append(in.input.Headers, h)
 	}
 
-	// A stored secret was typed for one origin. If the URL now points at
-	// another (scheme, host or port), keeping it would let anyone who can
-	// edit the integration send it to a server of their choice and read it
-	// back with Test: the admin must type it again.
-	stored := map[string]string{}
-	moved := old.URLTemplate != "" && templateOrigin(old.URLTemplate) != templateOrigin(f.URL)
-	for _, h := range old.Headers {
-		if h.Secret {
-			stored[h.Name] = h.Value
+	stored := map[string]bool{}
+	if old != nil {
+		for _, h := range old.Headers {
+			stored[h.Name] = h.Secret
 		}
 	}
 	rows, _ := strconv.Atoi(c.FormValue("secret_rows"))
@@ -121,18 +112,13 @@ func readIntegrationForm(c echo.Context, old models.Integration) integrationInpu
 		if c.FormValue("secret_remove_"+k) == "yes" || name == "" {
 			continue
 		}
-		_, wasStored := stored[orig]
-		if value == "" && wasStored && moved {
-			f.Errors["url"] = fmt.Sprintf("The URL now points at %s instead of %s, and stored secrets are only sent where they were typed for. Type each secret header again below, or remove it.",
-				templateOrigin(f.URL), templateOrigin(old.URLTemplate))
-			wasStored = false
+		h := app.HeaderInput{Name: name, Value: value, Secret: true}
+		if value == "" && stored[orig] {
+			h.Keep = orig
+			in.keptRows = append(in.keptRows, len(f.Secrets))
 		}
-		f.Secrets = append(f.Secrets, views.SecretRow{Name: name, Stored: wasStored})
-		if value == "" && wasStored {
-			in.kept[name] = stored[orig]
-			value = keptSecret
-		}
-		in.def.Headers = append(in.def.Headers, tools.IntegrationHeader{Name: name, Value: value, Secret: true})
+		f.Secrets = append(f.Secrets, views.SecretRow{Name: name, Stored: stored[orig]})
+		in.input.Headers = append(in.input.Headers, h)
 	}
 
 	rows, _ = strconv.Atoi(c.FormValue("param_rows"))
@@ -143,58 +129,37 @@ func readIntegrationForm(c echo.Context, old models.Integration) integrationInpu
 		if p.Name == "" {
 			continue
 		}
-		in.def.Params = append(in.def.Params, p)
+		in.input.Params = append(in.input.Params, p)
 		f.Params = append(f.Params, views.ParamRow{Name: p.Name, Type: string(p.Type), Required: p.Required, Description: p.Description})
 	}
-
-	for _, e := range in.def.Validate() {
-		if _, taken := f.Errors[e.Field]; !taken {
-			problem, fix := e.Sentences()
-			f.Errors[e.Field] = problem + " " + fix
-		}
-	}
-	if f.Name == "new" {
-		f.Errors["name"] = "The name new is kept for the page that creates integrations. Choose another name."
+	if len(f.Errors) > 0 {
+		in.showProblems(app.CheckIntegration(in.input, old))
 	}
 	return in
 }
 
-// templateOrigin is a URL template's scheme://host:port, the only part no
-// parameter can change.
-func templateOrigin(tmpl string) string {
-	u, err := url.Parse(tmpl)
-	if err != nil {
-		return tmpl
+// showProblems puts each problem beside its field, keeping one already
+// there. A kept secret that cannot follow a moved URL is shown as not
+// stored, so that its value is asked for again.
+func (in *integrationInput) showProblems(problems []app.Problem) {
+	f := &in.form
+	if f.Errors == nil {
+		f.Errors = map[string]string{}
 	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
-	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
-}
-
-// seal returns the row to store: new secret values sealed, kept ones as
-// they were stored.
-func (in integrationInput) seal(box *tools.SecretBox, actor string) (models.Integration, error) {
-	d := in.def
-	row := models.Integration{Name: d.Name, Description: d.Description, Method: d.Method, URLTemplate: d.URL, BodyTemplate: d.Body, UpdatedBy: actor,
-		Headers: []models.IntegrationHeader{}, Params: []models.IntegrationParam{}}
-	for _, h := range d.Headers {
-		value := h.Value
-		if h.Secret {
-			sealed, kept := in.kept[h.Name]
-			if !kept {
-				var err error
-				if sealed, err = box.Seal(h.Value); err != nil {
-					return row, err
-				}
-			}
-			value = sealed
+	for _, p := range problems {
+		if _, taken := f.Errors[p.Field]; taken {
+			continue
 		}
-		row.Headers = append(row.Headers, models.IntegrationHeader{Name: h.Name, Value: value, Secret: h.Secret})
+		problem, fix := p.Sentences()
+		switch p.Code {
+		case app.ProblemSecretMoved:
+			fix = "Type each secret header again below, or remove it."
+			for _, i := range in.keptRows {
+				f.Secrets[i].Stored = false
+			}
+		case app.ProblemRenameUnconfirmed:
+			fix = "Tick Rename " + f.OriginalName + " below to confirm."
+		}
+		f.Errors[p.Field] = problem + " " + fix
 	}
-	for _, p := range d.Params {
-		row.Params = append(row.Params, models.IntegrationParam{Name: p.Name, Type: string(p.Type), Required: p.Required, Description: p.Description})
-	}
-	return row, nil
 }

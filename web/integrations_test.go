@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -17,17 +16,10 @@ import (
 
 const integrationSecret = "sk_live_WEB_SECRET_7731"
 
-// withIntegrations gives the harness's server a secret box and a runner
-// over the harness's guard.
+// withIntegrations returns the box the harness's app seals secrets with.
 func withIntegrations(t *testing.T, h *harness) *tools.SecretBox {
 	t.Helper()
-	box, err := tools.NewSecretBox(bytes.Repeat([]byte{3}, tools.SecretKeySize), "test key")
-	if err != nil {
-		t.Fatal(err)
-	}
-	settings := func() tools.Settings { return tools.DefaultSettings() }
-	h.srv.Config.Handler.(*Server).UseIntegrations(IntegrationDeps{Secrets: box, Runner: tools.NewIntegrations(h.guard, settings)})
-	return box
+	return h.app.Secrets()
 }
 
 // orderForm is a valid create form for svcURL with one secret header.

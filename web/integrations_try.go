@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/outboundhq/outbound/internal/app"
+	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 	"github.com/outboundhq/outbound/views"
 )
@@ -16,29 +18,27 @@ import (
 // through the guard, as the signed-in admin, with the sample values typed
 // into the box, and shows the answer or the refusal with its fix.
 func (s *Server) integrationTest(c echo.Context) error {
-	deps, err := s.integrations()
-	if err != nil {
-		return err
-	}
 	f, row, err := s.storedIntegrationForm(c)
 	if err != nil {
 		return err
-	}
-	def, err := app.OpenIntegration(row, deps.Secrets)
-	if err != nil {
-		f.FormError = fmt.Sprintf("The integration cannot be tested: %v", err)
-		return s.renderIntegrationForm(c, http.StatusConflict, f)
 	}
 	samples := map[string]string{}
 	for i, p := range f.Samples {
 		v := c.FormValue("sample_" + p.Name)
 		f.Samples[i].Value = v
-		if v != "" {
-			samples[p.Name] = v
-		}
+		samples[p.Name] = v
 	}
-	turn := tools.Turn{Agent: "console:" + userOf(c).Name, Thread: "integration-test", Trigger: "test " + row.Name}
-	res := deps.Runner.Try(c.Request().Context(), turn, def, samples)
+	res, err := s.d.Config.TestIntegration(c.Request().Context(), app.TestIntegration{Name: row.Name, Samples: samples, Agent: "console:" + userOf(c).Name})
+	var unopenable *app.UnopenableError
+	switch {
+	case errors.As(err, &unopenable):
+		f.FormError = fmt.Sprintf("The integration cannot be tested: %v", unopenable.Err)
+		return s.renderIntegrationForm(c, http.StatusConflict, f)
+	case errors.Is(err, models.ErrNotFound):
+		return notFoundIn("There is no integration named "+row.Name+"; someone else deleted it.", "/integrations/http", "See the HTTP integrations")
+	case err != nil:
+		return err
+	}
 	f.Result = testResult(&res)
 	return s.renderIntegrationForm(c, http.StatusOK, f)
 }

@@ -53,6 +53,11 @@ type Deps struct {
 	// (the application layer; services_identity.go says which). The
 	// Agents, Users, setup and Account pages need it; sign-in does not.
 	Identity Identity
+
+	// Config runs every configuration change the console makes (allowlist,
+	// settings, HTTP integrations): validate, store with its audit record,
+	// reload. *app.App implements it.
+	Config ConfigService
 }
 
 // Server is the console.
@@ -60,7 +65,6 @@ type Server struct {
 	*echo.Echo
 	d        Deps
 	throttle *loginThrottle
-	integ    IntegrationDeps
 }
 
 // New builds the console: its middleware and, in this one function, every

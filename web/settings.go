@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 	"github.com/outboundhq/outbound/views"
@@ -20,45 +21,26 @@ const retentionKey = "retention_days"
 
 const retentionWarning = "Shrinking this deletes every refusal older than the new number of days at the next purge (within an hour). Deleted refusals cannot be restored."
 
-// storedSettings is what the store holds, read together with the revision
-// a save must be based on.
-type storedSettings struct {
-	revision int64
-	settings tools.Settings
-	values   map[string]string // every key, in canonical form
-}
-
-func (s *Server) loadSettings(c echo.Context) (storedSettings, error) {
-	ctx := c.Request().Context()
-	// The revision is read first: if a change lands between the two reads,
-	// the save is refused as a conflict instead of overwriting it unseen.
-	rev, err := s.d.Store.Version(ctx, models.SectionSettings)
-	if err != nil {
-		return storedSettings{}, err
-	}
-	raw, err := s.d.Store.Settings(ctx)
-	if err != nil {
-		return storedSettings{}, err
-	}
-	set, err := tools.ParseSettings(raw)
-	if err != nil {
+func (s *Server) loadSettings(c echo.Context) (app.SettingsState, error) {
+	st, err := s.d.Config.StoredSettings(c.Request().Context())
+	if err == nil && st.Invalid != nil {
 		// A bad stored value (written by hand, or by a newer binary) must
 		// not lock the admin out of the page that fixes it; start from the
 		// values that parse and let the form show the rest.
-		s.d.Log.Warn("stored settings do not parse; the Settings page shows the defaults until they are saved again", "err", err)
+		s.d.Log.Warn("stored settings do not parse; the Settings page shows the defaults until they are saved again", "err", st.Invalid)
 	}
-	return storedSettings{revision: rev, settings: set, values: set.Values()}, nil
+	return st, err
 }
 
 // settingsForm builds the form from stored values, overlaid with typed
 // input and per-key errors when a submission is shown again.
-func settingsForm(st storedSettings, typed, errs map[string]string) views.SettingsForm {
+func settingsForm(st app.SettingsState, typed, errs map[string]string) views.SettingsForm {
 	defaults := tools.DefaultSettings()
-	f := views.SettingsForm{Revision: st.revision}
+	f := views.SettingsForm{Revision: st.Version}
 	for _, d := range tools.SettingDefs {
 		fd := views.SettingField{
 			Key: d.Key, Label: d.Label, Help: d.Help,
-			Value: st.values[d.Key], Stored: st.values[d.Key], Default: defaults.Value(d.Key),
+			Value: st.Values[d.Key], Stored: st.Values[d.Key], Default: defaults.Value(d.Key),
 			Error: errs[d.Key],
 		}
 		if v, ok := typed[d.Key]; ok {
@@ -98,7 +80,7 @@ func (s *Server) saveSettings(c echo.Context) error {
 	// "empty", which for ports would silently close them.
 	typed := map[string]string{}
 	for _, d := range tools.SettingDefs {
-		typed[d.Key] = st.values[d.Key]
+		typed[d.Key] = st.Values[d.Key]
 		if v, ok := form[d.Key]; ok && len(v) > 0 {
 			typed[d.Key] = v[0]
 		}
@@ -113,32 +95,21 @@ func (s *Server) saveSettings(c echo.Context) error {
 		return render(c, status, views.Settings(s.shell(c, "Settings", "settings"), f))
 	}
 
-	changed, errs := changedSettings(st.values, typed)
-	if len(errs) > 0 {
+	saved, err := s.d.Config.SetSettings(ctx, app.SetSettings{Values: typed, Actor: userOf(c).Name, Version: expect})
+	var invalid *app.ValidationError
+	var notReloaded *app.NotReloadedError
+	switch {
+	case errors.As(err, &invalid):
+		if p := invalid.Problems[0]; p.Code == app.ProblemSettingsTogether {
+			return again(http.StatusUnprocessableEntity, nil, "These values do not work together: "+p.Problem+". Nothing was saved.")
+		}
+		errs := map[string]string{}
+		for _, p := range invalid.Problems {
+			errs[p.Field] = p.Text()
+		}
 		return again(http.StatusUnprocessableEntity, errs,
 			plural(len(errs), "setting is", "settings are")+" not valid, so nothing was saved. Correct the marked values and save again.")
-	}
-	if len(changed) == 0 {
-		s.flash(c, "ok", "Nothing changed: every value is the one already in force.")
-		return redirect(c, "/settings")
-	}
-	// Each value is valid alone; check them together, as the guard will.
-	merged := make(map[string]string, len(st.values))
-	for k, v := range st.values {
-		merged[k] = v
-	}
-	for k, v := range changed {
-		merged[k] = v
-	}
-	if _, err := tools.ParseSettings(merged); err != nil {
-		return again(http.StatusUnprocessableEntity, nil, "These values do not work together: "+err.Error()+". Nothing was saved.")
-	}
-
-	u := userOf(c)
-	if _, err := s.d.Store.SetSettings(ctx, expect, u.Name, changed); err != nil {
-		if !errors.Is(err, models.ErrConflict) {
-			return err
-		}
+	case errors.Is(err, models.ErrConflict):
 		// Show what is in force now next to what was typed, and base the
 		// next save on the new revision: saving again is a deliberate
 		// overwrite after seeing the other change.
@@ -146,61 +117,27 @@ func (s *Server) saveSettings(c echo.Context) error {
 			return err
 		}
 		return again(http.StatusConflict, nil, "Someone else changed the configuration after you opened this page, so nothing was saved. Your input is kept below, next to the values now in force; check them and save again.")
-	}
-
-	records := make([]models.Audit, 0, len(changed))
-	for _, d := range tools.SettingDefs { // registry order, not map order
-		if v, ok := changed[d.Key]; ok {
-			records = append(records, models.Audit{Actor: u.Name, Action: "settings.set", Target: d.Key, Before: st.values[d.Key], After: v})
-		}
-	}
-	s.audit(c, records...)
-
-	if err := s.d.Reload(ctx); err != nil {
-		s.d.Log.Error("settings saved but reload failed", "err", err)
+	case errors.As(err, &notReloaded):
 		s.flash(c, "error", "The settings were saved, but the running guard could not load them; the cause is in the server log. Until it is fixed, the previous settings stay in force.")
 		return redirect(c, "/settings")
+	case err != nil:
+		return err
 	}
-	s.flash(c, "ok", savedMessage(records))
+	if len(saved.Changes) == 0 {
+		s.flash(c, "ok", "Nothing changed: every value is the one already in force.")
+		return redirect(c, "/settings")
+	}
+	s.flash(c, "ok", savedMessage(saved.Changes))
 	return redirect(c, "/settings")
 }
 
-// changedSettings validates every typed value and returns, in canonical
-// form, those that differ from the stored ones, or each bad key's message.
-func changedSettings(stored, typed map[string]string) (changed, errs map[string]string) {
-	changed, errs = map[string]string{}, map[string]string{}
-	for _, d := range tools.SettingDefs {
-		v, err := tools.NormalizeSetting(d.Key, typed[d.Key])
-		if err != nil {
-			errs[d.Key] = settingMessage(err)
-			continue
-		}
-		if v != stored[d.Key] {
-			changed[d.Key] = v
-		}
-	}
-	return changed, errs
-}
-
-// settingMessage is the reason and fix of a rejected value, without the
-// "setting key = value:" prefix the CLI needs but a field on the page
-// already shows.
-func settingMessage(err error) string {
-	var se *tools.SettingError
-	if errors.As(err, &se) {
-		err = se.Err
-	}
-	msg := strings.TrimSuffix(err.Error(), ".")
-	return strings.ToUpper(msg[:1]) + msg[1:] + "."
-}
-
 // savedMessage sums up a save, and warns when the retention shrank.
-func savedMessage(records []models.Audit) string {
-	parts := make([]string, len(records))
+func savedMessage(changes []app.SettingChange) string {
+	parts := make([]string, len(changes))
 	var warn string
-	for i, r := range records {
-		parts[i] = fmt.Sprintf("%s %s → %s", r.Target, shown(r.Before), shown(r.After))
-		if n, ok := shrunk(r.Before, r.After); ok && r.Target == retentionKey {
+	for i, r := range changes {
+		parts[i] = fmt.Sprintf("%s %s → %s", r.Key, shown(r.Before), shown(r.After))
+		if n, ok := shrunk(r.Before, r.After); ok && r.Key == retentionKey {
 			warn = fmt.Sprintf(" Refusals older than %d days will be deleted at the next purge (within an hour).", n)
 		}
 	}

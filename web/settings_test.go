@@ -127,7 +127,7 @@ func TestSettingsInvalidValuesSaveNothing(t *testing.T) {
 		{"port not a number", "ports", "http", `"http" is not a port number`},
 		{"user agent empty", "user_agent", "  ", "the user agent is empty"},
 		{"user agent not ascii", "user_agent", "bot ü", "printable ASCII"},
-		{"cache too long", "cache_ttl", "2h", "is outside 0s–1h0m0s"},
+		{"cache too long", "cache_ttl", "2h", "2h is outside 0s–1h; choose a value such as 5m"},
 		{"retention zero", "retention_days", "0", "0 is outside 1–3650"},
 	}
 	h := newHarness(t)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -53,48 +53,46 @@ func allowAdd(ctx context.Context, e env, args []string) error {
 			return usagef("argument %d is empty; nothing was added: give each entry as text, e.g. status.example.com", i+1)
 		}
 	}
-	store, err := openStore(db, mayCreate)
+	a, err := openForChange(ctx, db, mayCreate)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	rows, err := store.ListAllowlist(ctx)
-	if err != nil {
+	defer a.Close()
+	// Idempotent: a script that runs `allow add` twice must not fail the
+	// second time, so an entry already listed is reported, not refused.
+	res, err := a.AddEntries(ctx, app.AddEntries{Entries: rest, Note: note, Actor: actor(), Version: models.AnyRevision, AlreadyListedIsOK: true})
+	var invalid *app.ValidationError
+	if errors.As(err, &invalid) {
+		return usagef("nothing was added:\n  %s", strings.Join(problemLines(invalid), "\n  "))
+	}
+	if err != nil && !isNotReloaded(err) {
 		return err
 	}
-	existing, err := storedEntries(rows)
-	if err != nil {
-		return err
-	}
-	entries, errs := guard.ParseEntries(strings.Join(rest, "\n"), existing)
-	if len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, ee := range errs {
-			problem, fix := cliEntryProblem(ee, existing)
-			msgs[i] = fmt.Sprintf("%q: %s; %s", ee.Input, problem, fix)
-		}
-		return usagef("nothing was added:\n  %s", strings.Join(msgs, "\n  "))
-	}
-	now, by := time.Now(), actor()
-	add := make([]models.AllowlistEntry, len(entries))
-	for i, en := range entries {
-		add[i] = models.AllowlistEntry{Entry: en.String(), Note: note, AddedBy: by, CreatedAt: now}
-	}
-	if _, err := store.AddAllowlistEntries(ctx, models.AnyRevision, add); err != nil {
-		return err
-	}
-	records := make([]models.Audit, len(entries))
-	for i, en := range entries {
-		records[i] = models.Audit{Actor: by, Action: "allowlist.add", Target: en.String(), After: en.String() + noteSuffix(note)}
-	}
-	if err := store.RecordAudit(ctx, records...); err != nil {
-		return err
-	}
-	for _, en := range entries {
+	for _, en := range res.Added {
 		fmt.Fprintf(e.stdout, "added %s\n", en)
 	}
-	fmt.Fprintln(e.stdout, badge(len(existing)+len(entries)))
-	return nil
+	for _, en := range res.AlreadyListed {
+		fmt.Fprintf(e.stdout, "%s is already listed; nothing to add\n", en)
+	}
+	fmt.Fprintln(e.stdout, badge(res.Listed))
+	return notReloadedWarning(e, err)
+}
+
+// problemLines words each problem for the command line: the argument,
+// what is wrong with it, and the fix.
+func problemLines(invalid *app.ValidationError) []string {
+	msgs := make([]string, len(invalid.Problems))
+	for i, p := range invalid.Problems {
+		switch {
+		case p.Field == "note":
+			msgs[i] = fmt.Sprintf("--note: %s; %s", p.Problem, p.Fix)
+		case p.Input != "":
+			msgs[i] = fmt.Sprintf("%q: %s; %s", p.Input, p.Problem, p.Fix)
+		default:
+			msgs[i] = fmt.Sprintf("%s; %s", p.Problem, p.Fix)
+		}
+	}
+	return msgs
 }
 
 func allowRemove(ctx context.Context, e env, args []string) error {
@@ -107,43 +105,24 @@ func allowRemove(ctx context.Context, e env, args []string) error {
 	if len(rest) == 0 {
 		return usagef("name at least one entry: console allow rm status.example.com")
 	}
-	names := make([]string, len(rest))
-	for i, text := range rest {
-		en, err := guard.ParseEntry(text)
-		if err != nil {
-			names[i] = text // remove it as written: a bad stored entry must be removable
-			continue
-		}
-		names[i] = en.String()
-	}
-	store, err := openStore(db, mustExist)
+	a, err := openForChange(ctx, db, mustExist)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	before, err := store.ListAllowlist(ctx)
-	if err != nil {
+	defer a.Close()
+	res, err := a.RemoveEntries(ctx, app.RemoveEntries{Entries: rest, Actor: actor(), Version: models.AnyRevision})
+	var nf *app.NotFoundError
+	if errors.As(err, &nf) {
+		return usagef("nothing was removed: %s is not on the allowlist; see `console allow list` for the entries as stored", nf.Name)
+	}
+	if err != nil && !isNotReloaded(err) {
 		return err
 	}
-	if _, err := store.RemoveAllowlistEntries(ctx, models.AnyRevision, names); err != nil {
-		var nf *models.NotFoundError
-		if errors.As(err, &nf) {
-			return usagef("nothing was removed: %s is not on the allowlist; see `console allow list` for the entries as stored", nf.Value)
-		}
-		return err
+	for _, r := range res.Removed {
+		fmt.Fprintf(e.stdout, "removed %s\n", r.Entry)
 	}
-	records := make([]models.Audit, len(names))
-	for i, n := range names {
-		records[i] = models.Audit{Actor: actor(), Action: "allowlist.remove", Target: n, Before: n}
-	}
-	if err := store.RecordAudit(ctx, records...); err != nil {
-		return err
-	}
-	for _, n := range names {
-		fmt.Fprintf(e.stdout, "removed %s\n", n)
-	}
-	fmt.Fprintln(e.stdout, badge(len(before)-len(names)))
-	return nil
+	fmt.Fprintln(e.stdout, badge(res.Listed))
+	return notReloadedWarning(e, err)
 }
 
 type entryJSON struct {
@@ -165,15 +144,17 @@ func allowList(ctx context.Context, e env, args []string) error {
 	if len(rest) != 0 {
 		return usagef("allow list takes no arguments")
 	}
-	store, err := openStore(db, mustExist)
+	a, err := openToRead(ctx, db)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	rows, err := store.ListAllowlist(ctx)
-	if err != nil {
-		return err
+	defer a.Close()
+	st, err := a.Allowlist(ctx)
+	var ee *guard.EntryError
+	if err != nil && !errors.As(err, &ee) {
+		return err // a bad stored entry is listed, so it can be seen and removed
 	}
+	rows := st.Rows
 	if asJSON {
 		out := make([]entryJSON, len(rows))
 		for i, r := range rows {
@@ -196,30 +177,6 @@ func allowList(ctx context.Context, e env, args []string) error {
 	return tw.Flush()
 }
 
-// cliEntryProblem words one bad entry for the command line. The guard's
-// wording for a repeated entry speaks of the web form's lines ("remove
-// this line"); here each entry is an argument. An entry that parses can
-// only have been refused as a repeat, of a stored entry or of another
-// argument.
-func cliEntryProblem(ee *guard.EntryError, existing []guard.Entry) (problem, fix string) {
-	en, err := guard.ParseEntry(ee.Input)
-	switch {
-	case err != nil:
-		return ee.Problem, ee.Fix
-	case slices.Contains(existing, en):
-		return "the entry " + en.String() + " is already on the list", "leave it out; the host is allowed already (see `console allow list`)"
-	default:
-		return "the entry is given twice", "give each entry once"
-	}
-}
-
-func noteSuffix(note string) string {
-	if note == "" {
-		return ""
-	}
-	return " (note: " + note + ")"
-}
-
 // badge is the card's badge: PUBLIC WEB for an empty list, N ALLOWED otherwise.
 func badge(n int) string {
 	if n == 0 {
@@ -228,17 +185,41 @@ func badge(n int) string {
 	return fmt.Sprintf("%d ALLOWED", n)
 }
 
-func storedEntries(rows []models.AllowlistEntry) ([]guard.Entry, error) {
-	entries, err := guard.ParseStoredEntries(app.EntryTexts(rows))
-	var ee *guard.EntryError
-	if errors.As(err, &ee) {
-		return nil, storedEntryError(ee)
-	}
-	return entries, err
+// openForChange opens the app for a command that changes the allowlist
+// or the settings. It opens even over a stored entry or setting that does
+// not load, since the change may be its fix. mode says whether the
+// command may create the database; one that must find it (a removal) is
+// opened without the integrations, which it does not touch, so that it
+// neither needs nor creates their secret key file.
+func openForChange(ctx context.Context, db string, mode app.DBMode) (*app.App, error) {
+	return openApp(ctx, db, app.Options{ReadOnly: mode == mustExist, Repair: true, Log: quietLog()})
 }
 
-// storedEntryError says how to get rid of an entry the store should never
-// have held.
-func storedEntryError(ee *guard.EntryError) error {
-	return fmt.Errorf("the stored allowlist has a bad entry (%w); remove it with `console allow rm %s`", ee, ee.Input)
+// openToRead opens the app for a command that only reads the
+// configuration (a list, a show): the database must exist, no secret is
+// opened, and a stored entry or setting that does not load is still
+// shown, so that it can be seen and fixed.
+func openToRead(ctx context.Context, db string) (*app.App, error) {
+	return openApp(ctx, db, app.Options{ReadOnly: true, Repair: true, Log: quietLog()})
+}
+
+// quietLog drops the app's own log lines: a command reports what happened
+// on stdout and stderr in its own words.
+func quietLog() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func isNotReloaded(err error) bool {
+	var nr *app.NotReloadedError
+	return errors.As(err, &nr)
+}
+
+// notReloadedWarning tells the user that a saved change does not load
+// yet: the configuration still holds a bad entry or setting, which the
+// running console keeps refusing until it is fixed. The command still
+// succeeds, since the change itself is saved.
+func notReloadedWarning(e env, err error) error {
+	var nr *app.NotReloadedError
+	if errors.As(err, &nr) {
+		fmt.Fprintf(e.stderr, "warning: saved, but the configuration does not load yet: %s\n", cliText(nr.Err.Error()))
+	}
+	return nil
 }

@@ -80,10 +80,10 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 		Metrics: metrics.Handler(),
 		Setup:   setup,
 		Log:     log,
+		Config:  a,
 
 		Identity: a,
 	})
-	srv.UseIntegrations(web.IntegrationDeps{Secrets: a.Secrets(), Runner: a.Integrations()})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	base := "http://" + l.Addr().String()
 	fmt.Fprintf(e.stderr, "Outbound console on %s (database %s)\n", base, db)

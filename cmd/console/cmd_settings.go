@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
@@ -51,19 +53,19 @@ type settingJSON struct {
 }
 
 func settingsList(ctx context.Context, e env, db string, asJSON bool) error {
-	store, err := openStore(db, mustExist)
+	a, err := openToRead(ctx, db)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	values, err := store.Settings(ctx)
+	defer a.Close()
+	st, err := a.StoredSettings(ctx)
 	if err != nil {
 		return err
 	}
-	s, err := tools.ParseSettings(values)
-	if err != nil {
-		return fmt.Errorf("the stored settings are invalid (%w); fix them with `console settings set`", err)
+	if st.Invalid != nil {
+		return fmt.Errorf("the stored settings are invalid (%w); fix them with `console settings set`", st.Invalid)
 	}
+	s := st.Settings
 	defaults := tools.DefaultSettings()
 	rows := make([]settingJSON, len(tools.SettingDefs))
 	for i, d := range tools.SettingDefs {
@@ -116,37 +118,37 @@ func cell(v string) string {
 }
 
 func settingsSet(ctx context.Context, e env, db, key, value string) error {
-	v, err := tools.NormalizeSetting(key, value)
-	if err != nil {
-		return usagef("%v; nothing was changed", err)
-	}
-	store, err := openStore(db, mayCreate)
+	a, err := openForChange(ctx, db, mayCreate)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	values, err := store.Settings(ctx)
-	if err != nil {
+	defer a.Close()
+	saved, err := a.SetSettings(ctx, app.SetSettings{Values: map[string]string{key: value}, Actor: actor(), Version: models.AnyRevision})
+	var invalid *app.ValidationError
+	if errors.As(err, &invalid) {
+		p := invalid.Problems[0]
+		if p.Code == app.ProblemSettingsTogether {
+			return usagef("%s does not work with the other settings (%s); nothing was changed", key, p.Problem)
+		}
+		if p.Input != "" && p.Input != key {
+			return usagef("setting %s = %q: %s; %s; nothing was changed", p.Field, p.Input, p.Problem, p.Fix)
+		}
+		return usagef("%s; %s; nothing was changed", p.Problem, p.Fix)
+	}
+	if err != nil && !isNotReloaded(err) {
 		return err
 	}
-	old, err := tools.ParseSettings(values)
-	before := old.Value(key)
-	if err != nil {
-		// Some stored value is invalid, and this change may be its fix
-		// (the message that sent the user here says so); keep the stored
-		// text as the audit's "before".
-		before = values[key]
-	}
-	if before == v {
-		fmt.Fprintf(e.stdout, "%s is already %s; nothing changed\n", key, v)
+	if len(saved.Changes) == 0 {
+		d, _ := tools.LookupSetting(key)
+		st, serr := a.StoredSettings(ctx)
+		if serr != nil {
+			return serr
+		}
+		fmt.Fprintf(e.stdout, "%s is already %s; nothing changed\n", d.Key, st.Values[d.Key])
 		return nil
 	}
-	if _, err := store.SetSettings(ctx, models.AnyRevision, actor(), map[string]string{key: v}); err != nil {
-		return err
+	for _, c := range saved.Changes {
+		fmt.Fprintf(e.stdout, "%s = %s\n", c.Key, c.After)
 	}
-	if err := store.RecordAudit(ctx, models.Audit{Actor: actor(), Action: "settings.set", Target: key, Before: before, After: v}); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "%s = %s\n", key, v)
-	return nil
+	return notReloadedWarning(e, err)
 }

@@ -33,17 +33,18 @@ type command struct {
 // commands is every command, registered here and nowhere else, so that
 // `console help` and a reader see the whole command line in one place.
 var commands = map[string]command{
-	"serve":    {summary: "run the web console, /mcp, /api/v1 and /metrics", usage: "serve [--addr 127.0.0.1:8080]", run: runServe},
-	"check":    {summary: "decide a URL without fetching it (exit 0 allowed, 3 refused)", usage: "check [--json] URL", run: runCheck},
-	"fetch":    {summary: "read a URL exactly as an agent's fetch_url would (exit 3 if refused)", usage: "fetch [--json] [--start N] URL", run: runFetch},
-	"allow":    {summary: "manage the outbound allowlist: add, rm, list", usage: allowUsage, run: runAllow},
-	"settings": {summary: "show and change limits: settings list, settings set KEY VALUE", usage: settingsUsage, run: runSettings},
-	"refusals": {summary: "show the refusal log, newest first", usage: "refusals [--limit N] [--json]", run: runRefusals},
-	"token":    {summary: "manage agents' API tokens: token create NAME, token list, token revoke NAME", usage: tokenUsage, run: runToken},
-	"user":     {summary: "manage console users: user add, user list, user rm NAME, user passwd NAME (passwords on stdin)", usage: userUsage, run: runUser},
-	"mcp":      {summary: "serve the agent tools over MCP on stdio", usage: "mcp [--agent NAME]", run: runMCP},
-	"version":  {summary: "print the build version (the MCP server reports the same)", usage: "version", run: runVersion},
-	"proxy":    {summary: "run the guarded HTTP proxy for agents in any language", usage: "proxy [--addr 127.0.0.1:4750] [--public]", run: runProxy},
+	"serve":        {summary: "run the web console, /mcp, /api/v1 and /metrics", usage: "serve [--addr 127.0.0.1:8080]", run: runServe},
+	"check":        {summary: "decide a URL without fetching it (exit 0 allowed, 3 refused)", usage: "check [--json] URL", run: runCheck},
+	"fetch":        {summary: "read a URL exactly as an agent's fetch_url would (exit 3 if refused)", usage: "fetch [--json] [--start N] URL", run: runFetch},
+	"allow":        {summary: "manage the outbound allowlist: add, rm, list", usage: allowUsage, run: runAllow},
+	"settings":     {summary: "show and change limits: settings list, settings set KEY VALUE", usage: settingsUsage, run: runSettings},
+	"integrations": {summary: "manage HTTP integrations: list, show, add, rm, test", usage: integrationsUsage, run: runIntegrations},
+	"refusals":     {summary: "show the refusal log, newest first", usage: "refusals [--limit N] [--json]", run: runRefusals},
+	"token":        {summary: "manage agents' API tokens: token create NAME, token list, token revoke NAME", usage: tokenUsage, run: runToken},
+	"user":         {summary: "manage console users: user add, user list, user rm NAME, user passwd NAME (passwords on stdin)", usage: userUsage, run: runUser},
+	"mcp":          {summary: "serve the agent tools over MCP on stdio", usage: "mcp [--agent NAME]", run: runMCP},
+	"version":      {summary: "print the build version (the MCP server reports the same)", usage: "version", run: runVersion},
+	"proxy":        {summary: "run the guarded HTTP proxy for agents in any language", usage: "proxy [--addr 127.0.0.1:4750] [--public]", run: runProxy},
 }
 
 // refusedError makes a command exit with code 3: the guard refused.
@@ -106,12 +107,14 @@ func usage() string {
 	var b strings.Builder
 	b.WriteString("usage: console COMMAND [flags] [args]\n\ncommands:\n")
 	names := make([]string, 0, len(commands))
+	width := 0
 	for n := range commands {
 		names = append(names, n)
+		width = max(width, len(n))
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(&b, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(&b, "  %-*s %s\n", width, n, commands[n].summary)
 	}
 	b.WriteString("\nEvery command takes --db PATH (env CONSOLE_DB, default console.db).\n")
 	b.WriteString("Run console help COMMAND (or console COMMAND --help) for its flags.\n")

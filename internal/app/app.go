@@ -38,6 +38,8 @@ type App struct {
 	secrets      *tools.SecretBox
 	integrations *tools.Integrations
 
+	onReload func(error)
+
 	settings atomic.Pointer[tools.Settings]
 	revision atomic.Int64
 	reloadMu sync.Mutex
@@ -58,8 +60,20 @@ type Options struct {
 	// the database must already exist, and the integrations are not
 	// loaded, so their secret key file is neither needed nor created.
 	ReadOnly bool
+	// PasswordCost is bcrypt's cost for new password hashes; zero means
+	// bcrypt.DefaultCost. Tests lower it.
+	PasswordCost int
 	// Getenv reads CONSOLE_SECRET_KEY; nil means os.Getenv.
 	Getenv func(string) string
+	// Repair is for commands that change the configuration and exit
+	// (allow, settings): they open even when the stored allowlist or
+	// settings do not load, because the change may be the fix. Such an
+	// App's guard keeps its default policy until a reload succeeds, so it
+	// must never be asked to decide.
+	Repair bool
+	// OnReload, when set, is told the outcome of every reload (tests
+	// count them to prove a refused change reloads nothing).
+	OnReload func(error)
 }
 
 // Open opens the database at dbPath (creating it unless opts.ReadOnly),
@@ -76,7 +90,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	a := &App{store: store, log: opts.Log, dbPath: dbPath}
+	a := &App{store: store, log: opts.Log, dbPath: dbPath, onReload: opts.OnReload, passwordCost: opts.PasswordCost}
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -89,7 +103,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 		}
 		a.integrations = tools.NewIntegrations(a.guard, a.Settings)
 	}
-	if err := a.Reload(ctx); err != nil {
+	if err := a.Reload(ctx); err != nil && !(opts.Repair && isStoredConfigError(err)) {
 		a.Close()
 		return nil, err
 	}
@@ -104,6 +118,14 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 // read before the configuration, so a change landing in between is seen
 // as a newer revision by the next poll and loaded again.
 func (a *App) Reload(ctx context.Context) error {
+	err := a.reload(ctx)
+	if a.onReload != nil {
+		a.onReload(err)
+	}
+	return err
+}
+
+func (a *App) reload(ctx context.Context) error {
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
 	rev, err := a.store.Revision(ctx)
@@ -148,14 +170,6 @@ func loadPolicy(ctx context.Context, store *models.Store) (*guard.Policy, tools.
 	return p, s, nil
 }
 
-func EntryTexts(rows []models.AllowlistEntry) []string {
-	texts := make([]string, len(rows))
-	for i, r := range rows {
-		texts[i] = r.Entry
-	}
-	return texts
-}
-
 // Watch reloads whenever another process changes the configuration. It
 // returns when ctx ends.
 func (a *App) Watch(ctx context.Context) {
@@ -186,6 +200,14 @@ func (a *App) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return errors.Join(a.refusals.Close(ctx), a.store.Close())
+}
+
+// isStoredConfigError reports a stored entry or setting that does not
+// load, as opposed to a database that cannot be read.
+func isStoredConfigError(err error) bool {
+	var ee *guard.EntryError
+	var se *tools.SettingError
+	return errors.As(err, &ee) || errors.As(err, &se)
 }
 
 // storedEntryError says how to get rid of an entry the store should never
