@@ -41,7 +41,8 @@
 // forbidden, unreachable, too_large, timeout, unsupported, too_many), a
 // finer Reason, one sentence the agent can read, and a Fix that names the
 // setting an admin would change. The same value reaches the agent, the
-// refusal log (through a Reporter), the CLI and the API.
+// refusal log (through a Recorder, one Record per request), the CLI and
+// the API.
 //
 // The Policy is an immutable snapshot, swapped atomically by SetPolicy:
 // a reload applies to the next decision and the request path takes no lock.

@@ -3,16 +3,15 @@ package guard
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 )
 
-// refuse reports r under the caller in ctx and answers it. The answer is
+// refuse records r under the caller in ctx and answers it. The answer is
 // the guard's own sentence and fix, so that a person reading a browser's
 // error page or an agent reading curl's output learns what to change.
 func (p *Proxy) refuse(ctx context.Context, w http.ResponseWriter, r *Refusal, port uint16) {
-	p.g.Report(ctx, r, port, nil)
+	p.g.record(ctx, Record{Refusal: r, URL: r.URL, Host: r.Host, Port: port, Proxied: true})
 	h := w.Header()
 	h.Set("X-Outbound-Code", string(r.Code))
 	h.Set("X-Outbound-Reason", string(r.Reason))
@@ -39,20 +38,4 @@ func writeText(w http.ResponseWriter, status int, body string) {
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, body)
-}
-
-// requestTarget names what a request asked for, as the guard decides it:
-// a CONNECT host:port as https://host:port/, otherwise the absolute URI.
-func requestTarget(r *http.Request) (raw, host string, port uint16) {
-	if r.Method == http.MethodConnect {
-		raw = "https://" + r.Host + "/"
-		h, p, err := net.SplitHostPort(r.Host)
-		if err != nil {
-			return raw, r.Host, 0
-		}
-		n, _ := strconv.ParseUint(p, 10, 16)
-		return raw, h, uint16(n)
-	}
-	n, _ := strconv.ParseUint(r.URL.Port(), 10, 16)
-	return r.RequestURI, r.URL.Hostname(), uint16(n)
 }
