@@ -31,7 +31,7 @@ import (
 type App struct {
 	store    *models.Store
 	guard    *guard.Guard
-	refusals *models.RefusalWriter
+	refusals refusalRows
 	metrics  guard.Recorder
 	log      *slog.Logger
 	dbPath   string

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/models"
 )
 
 // The decision log: one JSON line per guard.Record, that is per tool call
@@ -27,6 +28,13 @@ const (
 	LogProxied  = "proxied"
 	LogMS       = "ms"
 )
+
+// refusalRows takes the refusal log's rows: the store's batched
+// *models.RefusalWriter, which queues them and never blocks a decision.
+type refusalRows interface {
+	Write(models.Refusal) bool
+	Close(ctx context.Context) error
+}
 
 // The values of LogDecision.
 const (
