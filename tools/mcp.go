@@ -95,7 +95,7 @@ func (t *Tool) mcpTool() *mcp.Tool {
 // of the session's one counter.
 func (r *Registry) mcpHandler(name, localAgent string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		res, err := r.Call(ctx, Call{Tool: name, Turn: r.turns.turn(req, localAgent, r.now()), Args: req.Params.Arguments, From: "arguments"})
+		res, err := r.Call(ctx, Call{Tool: name, Turn: r.turns.turn(req, localAgent, r.now()), Args: req.Params.Arguments, From: "input"})
 		if err != nil {
 			return nil, err // the tool was removed since the list was sent: a protocol error
 		}

@@ -198,8 +198,8 @@ type Call struct {
 	Turn Turn
 	// Args is the input, a JSON object; empty means {}.
 	Args json.RawMessage
-	// From names the input in messages: "body" for the API, "arguments"
-	// for MCP and the CLI.
+	// From names the input in messages: "body" for the API, "input" for
+	// MCP and the CLI.
 	From string
 }
 

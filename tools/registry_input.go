@@ -105,7 +105,7 @@ func checkValue(name string, p *jsonschema.Schema, raw json.RawMessage) error {
 			return wrong()
 		}
 		if (p.Minimum != nil && n < *p.Minimum) || (p.Maximum != nil && n > *p.Maximum) {
-			return &InputError{Message: fmt.Sprintf("The field %s is %s, outside %s.", name, formatNumber(n), rangeWords(p)),
+			return &InputError{Message: fmt.Sprintf("The field %s is %s; it must be %s.", name, formatNumber(n), rangeWords(p)),
 				Fix: fmt.Sprintf("Send %s %s.", name, rangeWords(p))}
 		}
 	case "boolean":
@@ -150,15 +150,15 @@ func jsonTypeOf(v any) string {
 	return "null"
 }
 
-// rangeWords says a property's bounds: "from 0 up", "from 100 to 3840".
+// rangeWords says a property's bounds: "0 or more", "from 100 to 3840".
 func rangeWords(p *jsonschema.Schema) string {
 	switch {
 	case p.Minimum != nil && p.Maximum != nil:
 		return fmt.Sprintf("from %s to %s", formatNumber(*p.Minimum), formatNumber(*p.Maximum))
 	case p.Minimum != nil:
-		return fmt.Sprintf("from %s up", formatNumber(*p.Minimum))
+		return formatNumber(*p.Minimum) + " or more"
 	case p.Maximum != nil:
-		return fmt.Sprintf("up to %s", formatNumber(*p.Maximum))
+		return "at most " + formatNumber(*p.Maximum)
 	}
 	return "in range"
 }

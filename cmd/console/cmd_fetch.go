@@ -39,7 +39,7 @@ func runFetch(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := reg.Call(ctx, tools.Call{Tool: tools.FetchURLName, Turn: tools.Turn{Agent: actor(), Thread: "cli"}, Args: input, From: "arguments"})
+	res, err := reg.Call(ctx, tools.Call{Tool: tools.FetchURLName, Turn: tools.Turn{Agent: actor(), Thread: "cli"}, Args: input, From: "input"})
 	if err != nil {
 		return err
 	}

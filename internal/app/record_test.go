@@ -591,3 +591,75 @@ func TestEveryRefusalIsOneRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestAllowedThenTooLargeCountsOnce: a read allowed at its headers whose
+// body then passes max_bytes is one decision, the refusal, in the log,
+// the metrics and the refusal log; not an allowed one too.
+func TestAllowedThenTooLargeCountsOnce(t *testing.T) {
+	e := newRecordEnv(t)
+	for _, path := range []string{"/declared", "/streamed"} {
+		before := e.sink.counts(t)
+		e.call(t, tools.FetchURLName, "T"+path, `{"url": "http://site.example.com`+path+`"}`)
+		after := e.sink.counts(t)
+		if n := len(after.metrics) - len(before.metrics); n != 1 {
+			t.Fatalf("%s: %d metric increments, want 1: %+v", path, n, after.metrics[len(before.metrics):])
+		}
+		if n := len(after.lines) - len(before.lines); n != 1 {
+			t.Fatalf("%s: %d log lines, want 1", path, n)
+		}
+		if rec := after.metrics[len(after.metrics)-1]; rec.Refusal == nil || rec.Refusal.Code != guard.CodeTooLarge {
+			t.Fatalf("%s: the one record is %+v, want too_large", path, rec)
+		}
+	}
+}
+
+// TestCachedReadIsOneRecordMarkedCached: reading on from the cache sends
+// nothing and is still one decision, marked cached.
+func TestCachedReadIsOneRecordMarkedCached(t *testing.T) {
+	e := newRecordEnv(t)
+	e.settings.PageChars = 20
+	const args = `{"url": "http://site.example.com/page"}`
+	if res := e.call(t, tools.FetchURLName, "T-1", args); !res.OK() {
+		t.Fatal(res.Refusal)
+	}
+	dials := len(e.dialer.Dials())
+	before := e.sink.counts(t)
+	if res := e.call(t, tools.FetchURLName, "T-1", `{"url": "http://site.example.com/page", "start": 5}`); !res.OK() {
+		t.Fatal(res.Refusal)
+	}
+	after := e.sink.counts(t)
+	if n := len(e.dialer.Dials()); n != dials {
+		t.Fatalf("reading on from the cache dialled %d times", n-dials)
+	}
+	recs, lines := after.metrics[len(before.metrics):], after.lines[len(before.lines):]
+	if len(recs) != 1 || !recs[0].Allowed() || !recs[0].Cached || recs[0].URL != "http://site.example.com/page" || recs[0].Port != 80 {
+		t.Fatalf("records %+v, want one allowed and cached", recs)
+	}
+	if len(lines) != 1 || lines[0][LogCached] != true || lines[0]["msg"] != DecisionAllowed || len(after.rows) != len(before.rows) {
+		t.Fatalf("log %v, rows %d→%d", lines, len(before.rows), len(after.rows))
+	}
+	if first := before.lines[len(before.lines)-1]; first[LogCached] != false {
+		t.Fatalf("the first read is logged as cached: %v", first)
+	}
+}
+
+// TestRefusedURLIsNeverDialled: a refused URL opens no connection on any
+// path: fetch_url, call_integration, take_screenshot, the proxy.
+func TestRefusedURLIsNeverDialled(t *testing.T) {
+	e := newRecordEnv(t)
+	e.failLaunch.Store(true) // a refused screenshot must not even start a browser
+	e.resolver.Answer("rebind.example.com", "10.0.0.7")
+	for _, u := range []string{"http://10.0.0.1/", "http://169.254.169.254/latest/", "http://rebind.example.com/", "http://localhost/"} {
+		e.call(t, tools.FetchURLName, "T", `{"url": "`+u+`"}`)
+		e.probe("GET", u)
+		e.call(t, tools.CallIntegrationName, "T", `{"name": "probe"}`)
+		e.call(t, tools.TakeScreenshotName, "T", `{"url": "`+u+`"}`)
+		e.viaProxy(t, "GET", u, e.token)
+	}
+	if d := e.dialer.Dials(); len(d) != 0 {
+		t.Fatalf("refused URLs were dialled: %v", d)
+	}
+	if c := e.sink.counts(t); len(c.rows) != 16 || len(c.metrics) != 16 {
+		t.Fatalf("%d rows and %d records for 16 refusals", len(c.rows), len(c.metrics))
+	}
+}
