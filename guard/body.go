@@ -43,17 +43,17 @@ func (r *Response) declaredLength() int64 {
 }
 
 func (r *Response) tooLarge(reason Reason, msg string) *Refusal {
-	return r.g.refused(r.ctx, &Refusal{Code: CodeTooLarge, Reason: reason, Message: msg,
+	return r.settle(&Refusal{Code: CodeTooLarge, Reason: reason, Message: msg,
 		Fix: "Raise " + whereMaxBytes + " if pages this large should be read.",
-		URL: r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(), Addresses: r.Decision.Addresses()},
-		r.Decision.Port, r.Redirects)
+		URL: r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(), Addresses: r.Decision.Addresses()})
 }
 
 func (r *Response) readFailed(err error) *Refusal {
 	ref := &Refusal{Code: CodeUnreachable, Reason: ReasonConnect,
 		Message: fmt.Sprintf("Reading the body from %s failed: %s.", r.Decision.Host, rootCause(err)),
 		Fix:     "Try again later.",
-		URL:     r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(), Addresses: r.Decision.Addresses()}
+		URL:     r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(), Addresses: r.Decision.Addresses(),
+		Kind: KindNetwork}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		p := r.g.Policy()
@@ -61,17 +61,33 @@ func (r *Response) readFailed(err error) *Refusal {
 		ref.Message = fmt.Sprintf("%s did not send the whole page within %s.", r.Decision.Host, p.settings.Timeout)
 		ref.Fix = "Try again later, or raise " + whereTimeout + "."
 	}
-	return r.g.refused(r.ctx, ref, r.Decision.Port, r.Redirects)
+	return r.settle(ref)
 }
 
-// Report records r as refused by the caller of this response, for tool
-// refusals that depend on the response, such as an unsupported type.
-func (r *Response) Report(ref *Refusal) {
+// Refuse makes ref this request's Record, for a refusal that depends on
+// the response, such as a content type the caller cannot read. Call it
+// before closing the body; the request then counts as refused, not also
+// as allowed.
+func (r *Response) Refuse(ref *Refusal) {
 	if ref.URL == "" {
 		ref.URL = r.URL.String()
 	}
 	if ref.Host == "" {
 		ref.Host = r.Decision.Host
 	}
-	r.g.Report(r.ctx, ref, r.Decision.Port, r.Redirects)
+	r.settle(ref)
+}
+
+// settle makes the request's one Record, with ref as its refusal (nil for
+// allowed), unless it was already made, and returns ref.
+func (r *Response) settle(ref *Refusal) *Refusal {
+	if !r.settled.CompareAndSwap(false, true) {
+		return ref
+	}
+	rec := Record{Refusal: ref, URL: r.URL.String(), Host: r.Decision.Host, Port: r.Decision.Port, Redirects: r.Redirects, Elapsed: r.elapsed}
+	if ref != nil && ref.URL != "" {
+		rec.URL = ref.URL
+	}
+	r.g.record(r.ctx, rec)
+	return ref
 }

@@ -5,7 +5,7 @@ import "context"
 // Caller says who made a request, so that a refusal in the log can be
 // traced to the agent, the conversation and the tool behind it.
 type Caller struct {
-	Tool    string `json:"tool,omitempty"`    // fetch_url, screenshot, integration, proxy…
+	Tool    string `json:"tool,omitempty"`    // fetch_url, take_screenshot, call_integration, proxy…
 	Agent   string `json:"agent,omitempty"`   // the API token's name
 	Thread  string `json:"thread,omitempty"`  // the conversation or MCP session
 	Trigger string `json:"trigger,omitempty"` // what started the turn, e.g. a ticket id
@@ -13,7 +13,7 @@ type Caller struct {
 
 type callerKey struct{}
 
-// WithCaller returns a context that carries c to the guard's reports.
+// WithCaller returns a context that carries c to the guard's records.
 func WithCaller(ctx context.Context, c Caller) context.Context {
 	return context.WithValue(ctx, callerKey{}, c)
 }

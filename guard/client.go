@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -39,6 +40,8 @@ type Response struct {
 	g        *Guard
 	ctx      context.Context
 	maxBytes int64
+	elapsed  time.Duration // until the headers
+	settled  atomic.Bool   // the request's one Record is made
 }
 
 // Get fetches raw with GET. See Do.
@@ -51,8 +54,11 @@ func (g *Guard) Get(ctx context.Context, raw string) (*Response, error) {
 // resolved address) before anything is sent to it. One deadline, the
 // Timeout setting, covers all hops and the reading of the body. No cookies
 // are kept, and headers the caller set, such as Authorization, are not
-// carried to another host. Every refusal is reported and returned as a
-// *Refusal.
+// carried to another host. Every refusal is returned as a *Refusal.
+//
+// The request has one Record: a refusal when it is refused, otherwise
+// the outcome of its body, made when ReadAll ends (allowed, or too large)
+// or when the body is closed.
 func (g *Guard) Do(ctx context.Context, req Request) (*Response, error) {
 	p := g.Policy()
 	s := &p.settings
@@ -63,8 +69,8 @@ func (g *Guard) Do(ctx context.Context, req Request) (*Response, error) {
 		cancel()
 		return nil, err
 	}
-	g.observe(Observation{Caller: CallerFrom(ctx), Allowed: true, URL: resp.URL.String(), Host: resp.Decision.Host, Elapsed: time.Since(start)})
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	resp.elapsed = time.Since(start)
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel, settle: func() { resp.settle(nil) }}
 	return resp, nil
 }
 
@@ -181,12 +187,6 @@ func drain(body io.ReadCloser) {
 	_ = body.Close()
 }
 
-// refused fills in the report and records it.
-func (g *Guard) refused(ctx context.Context, r *Refusal, port uint16, redirects []string) *Refusal {
-	g.Report(ctx, r, port, redirects)
-	return r
-}
-
 // transportRefusal turns an http.Transport error into a refusal: the
 // connect-time check's own refusal, a timeout, or an unreachable host.
 func (g *Guard) transportRefusal(ctx context.Context, err error, d *Decision, s *Settings) *Refusal {
@@ -195,7 +195,7 @@ func (g *Guard) transportRefusal(ctx context.Context, err error, d *Decision, s 
 		c.URL = d.URL.String()
 		return &c
 	}
-	base := Refusal{URL: d.URL.String(), Host: d.Host, Entry: d.Entry.String(), Addresses: d.Addresses()}
+	base := Refusal{URL: d.URL.String(), Host: d.Host, Entry: d.Entry.String(), Addresses: d.Addresses(), Kind: KindNetwork}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		base.Code, base.Reason = CodeTimeout, ReasonTimeout
@@ -229,14 +229,17 @@ func rootCause(err error) string {
 	}
 }
 
-// cancelOnClose ends the request's context when the body is closed.
+// cancelOnClose ends the request's context when the body is closed, and
+// settles the request's Record as allowed unless it was already made.
 type cancelOnClose struct {
 	io.ReadCloser
 	cancel context.CancelFunc
+	settle func()
 }
 
 func (c *cancelOnClose) Close() error {
 	err := c.ReadCloser.Close()
+	c.settle()
 	c.cancel()
 	return err
 }

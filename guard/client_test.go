@@ -324,8 +324,8 @@ func TestHTTPSWithTheDecidedAddress(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
 	r := newResolver("example.com", []string{"93.184.216.34"})
-	tg := &testGuard{resolver: r, dialer: guardtest.NewDialer(), reports: &recordingReporter{}}
-	tg.Guard = New(Options{Resolver: r, Reporter: tg.reports, Dial: tg.dialer.Dial, TLSConfig: &tls.Config{RootCAs: pool}})
+	tg := &testGuard{resolver: r, dialer: guardtest.NewDialer(), reports: &recordingRecorder{}}
+	tg.Guard = New(Options{Resolver: r, Recorder: tg.reports, Dial: tg.dialer.Dial, TLSConfig: &tls.Config{RootCAs: pool}})
 	defer tg.Close()
 	tg.dialer.Route("93.184.216.34:443", srv.Listener.Addr().String())
 	resp, err := tg.Get(context.Background(), "https://example.com/")
@@ -370,31 +370,32 @@ func TestUnreachableIsARefusal(t *testing.T) {
 	}
 }
 
-type countingObserver struct {
+// countingRecorder counts Records by outcome.
+type countingRecorder struct {
 	mu      sync.Mutex
 	allowed map[string]int
 	refused map[Code]int
 	fetches int
 }
 
-func (o *countingObserver) Observe(ob Observation) {
+func (o *countingRecorder) Record(rec Record) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if ob.Allowed {
-		o.allowed[ob.Caller.Tool]++
-		if ob.Elapsed > 0 && ob.Host != "" {
+	if rec.Allowed() {
+		o.allowed[rec.Caller.Tool]++
+		if rec.Elapsed > 0 && rec.Host != "" {
 			o.fetches++
 		}
 	} else {
-		o.refused[ob.Code]++
+		o.refused[rec.Refusal.Code]++
 	}
 }
 
-func TestObserverSeesEveryEnforcedDecision(t *testing.T) {
+func TestRecorderSeesEveryEnforcedDecision(t *testing.T) {
 	r := newResolver("a.example.com", []string{"93.184.216.34"})
-	obs := &countingObserver{allowed: map[string]int{}, refused: map[Code]int{}}
+	obs := &countingRecorder{allowed: map[string]int{}, refused: map[Code]int{}}
 	dialer := guardtest.NewDialer()
-	g := New(Options{Resolver: r, Dial: dialer.Dial, Observer: obs})
+	g := New(Options{Resolver: r, Dial: dialer.Dial, Recorder: obs})
 	defer g.Close()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {}))
 	defer srv.Close()

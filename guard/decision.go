@@ -54,11 +54,18 @@ func (d *Decision) Refusal() *Refusal {
 	if d.Allowed {
 		return nil
 	}
-	return &Refusal{
+	r := &Refusal{
 		Code: d.Code, Reason: d.Reason, Message: d.Message, Fix: d.Fix,
 		URL: d.urlString(), Host: d.Host, Entry: d.Entry.String(),
 		Addresses: d.Addresses(), Range: d.Range,
 	}
+	// The only unreachable and timeout outcomes a decision has are a name
+	// that did not resolve and a lookup that took too long: the network's
+	// failures, not the policy's refusals.
+	if d.Code == CodeUnreachable || d.Code == CodeTimeout {
+		r.Kind = KindNetwork
+	}
+	return r
 }
 
 func (d *Decision) urlString() string {

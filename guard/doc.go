@@ -41,7 +41,19 @@
 // forbidden, unreachable, too_large, timeout, unsupported, too_many), a
 // finer Reason, one sentence the agent can read, and a Fix that names the
 // setting an admin would change. The same value reaches the agent, the
-// refusal log (through a Reporter), the CLI and the API.
+// refusal log (through a Recorder, one Record per request), the CLI and
+// the API.
+//
+// # One record per request
+//
+// Every request the guard enforces, through the client or the proxy, is
+// one Record for the Recorder: allowed, refused by the policy, or failed
+// on the network (a Refusal of KindNetwork), never two. A client request
+// is recorded when its outcome is known: when ReadAll ends (a body over
+// max_bytes is one too_large record) or the body is closed. A caller that
+// records its own calls, such as a tool that reads a page and then judges
+// its type, runs under WithNotes: the guard then only notes what it
+// decided, and the caller records the call once with Guard.Record.
 //
 // The Policy is an immutable snapshot, swapped atomically by SetPolicy:
 // a reload applies to the next decision and the request path takes no lock.

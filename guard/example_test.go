@@ -64,3 +64,25 @@ func ExampleGuard_Decide() {
 	// http://0x7f000001/: invalid/numeric_host
 	// http://[::ffff:10.0.0.1]/: forbidden/internal_address
 }
+
+// Every request the guard enforces is one Record, allowed or refused, for
+// a log line and a metric. A refused request sends nothing.
+func ExampleRecorder() {
+	rec := guard.RecorderFunc(func(r guard.Record) {
+		if r.Allowed() {
+			fmt.Printf("allowed %s\n", r.URL)
+			return
+		}
+		fmt.Printf("%s refused %s: %s/%s (%s)\n", r.Caller.Tool, r.URL, r.Refusal.Code, r.Refusal.Reason, r.Refusal.KindOf())
+	})
+	g := guard.New(guard.Options{Recorder: rec})
+	defer g.Close()
+	ctx := guard.WithCaller(context.Background(), guard.Caller{Tool: "helpdesk"})
+	if _, err := g.Get(ctx, "http://192.168.1.1/admin"); err != nil {
+		ref, _ := guard.AsRefusal(err)
+		fmt.Println("the caller gets the same refusal:", ref.Reason)
+	}
+	// Output:
+	// helpdesk refused http://192.168.1.1/admin: forbidden/internal_address (policy)
+	// the caller gets the same refusal: internal_address
+}

@@ -15,22 +15,34 @@ func newResolver(pairs ...any) *guardtest.Resolver {
 	return r
 }
 
-// recordingReporter keeps every reported event.
-type recordingReporter struct {
-	mu     sync.Mutex
-	events []Event
+// recordingRecorder keeps every Record.
+type recordingRecorder struct {
+	mu      sync.Mutex
+	records []Record
 }
 
-func (r *recordingReporter) Report(e Event) {
+func (r *recordingRecorder) Record(rec Record) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, e)
+	r.records = append(r.records, rec)
 }
 
-func (r *recordingReporter) Events() []Event {
+// All returns every Record, allowed or refused.
+func (r *recordingRecorder) All() []Record {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Event(nil), r.events...)
+	return append([]Record(nil), r.records...)
+}
+
+// Events returns the refused Records, the refusal log's rows.
+func (r *recordingRecorder) Events() []Record {
+	var out []Record
+	for _, rec := range r.All() {
+		if !rec.Allowed() {
+			out = append(out, rec)
+		}
+	}
+	return out
 }
 
 // mustPolicy builds a policy from entry strings and settings, or fails.
@@ -56,7 +68,7 @@ type testGuard struct {
 	*Guard
 	resolver *guardtest.Resolver
 	dialer   *guardtest.Dialer
-	reports  *recordingReporter
+	reports  *recordingRecorder
 }
 
 func newTestGuard(t testing.TB, p *Policy, r *guardtest.Resolver) *testGuard {
@@ -64,8 +76,8 @@ func newTestGuard(t testing.TB, p *Policy, r *guardtest.Resolver) *testGuard {
 	if r == nil {
 		r = newResolver()
 	}
-	tg := &testGuard{resolver: r, dialer: guardtest.NewDialer(), reports: &recordingReporter{}}
-	tg.Guard = New(Options{Policy: p, Resolver: r, Reporter: tg.reports, Dial: tg.dialer.Dial})
+	tg := &testGuard{resolver: r, dialer: guardtest.NewDialer(), reports: &recordingRecorder{}}
+	tg.Guard = New(Options{Policy: p, Resolver: r, Recorder: tg.reports, Dial: tg.dialer.Dial})
 	t.Cleanup(tg.Close)
 	return tg
 }

@@ -10,24 +10,23 @@ import (
 )
 
 // Options configure a Guard. The zero value is usable: the empty allowlist
-// (PUBLIC WEB), default settings, the system resolver, no reporter.
+// (PUBLIC WEB), default settings, the system resolver, no recorder.
 type Options struct {
 	// Policy is the initial policy; nil means an empty allowlist with
 	// DefaultSettings.
 	Policy *Policy
 	// Resolver resolves host names; nil means net.DefaultResolver.
 	Resolver Resolver
-	// Reporter receives every refusal made on the guard's request paths.
-	Reporter Reporter
-	// Observer, when set, sees every enforced decision and fetch time.
-	Observer Observer
+	// Recorder, when set, receives one Record per request the guard
+	// enforces, allowed or refused, on the client and the proxy alike.
+	Recorder Recorder
 	// Dial, when set, opens connections instead of the network, after the
 	// connect-time check has passed. Tests use it to route public test
 	// addresses to loopback listeners without sending a packet elsewhere.
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 	// TLSConfig is used for https; nil means the system defaults.
 	TLSConfig *tls.Config
-	// Now returns the time for reports; nil means time.Now.
+	// Now returns the time for records; nil means time.Now.
 	Now func() time.Time
 }
 
@@ -36,8 +35,7 @@ type Options struct {
 type Guard struct {
 	snap      atomic.Pointer[snapshot]
 	resolver  Resolver
-	reporter  Reporter
-	observer  Observer
+	recorder  Recorder
 	dial      func(ctx context.Context, network, address string) (net.Conn, error)
 	now       func() time.Time
 	tlsConfig *tls.Config
@@ -59,7 +57,7 @@ const idleConnTimeout = 90 * time.Second
 
 // New returns a Guard.
 func New(opts Options) *Guard {
-	g := &Guard{resolver: opts.Resolver, reporter: opts.Reporter, observer: opts.Observer, dial: opts.Dial, now: opts.Now, tlsConfig: opts.TLSConfig}
+	g := &Guard{resolver: opts.Resolver, recorder: opts.Recorder, dial: opts.Dial, now: opts.Now, tlsConfig: opts.TLSConfig}
 	if g.resolver == nil {
 		g.resolver = net.DefaultResolver
 	}
@@ -106,7 +104,7 @@ func (g *Guard) SetPolicy(p *Policy) {
 }
 
 // Decide decides raw under the policy in force. It resolves the host but
-// sends no request, and reports nothing: it is what `console check` and
+// sends no request, and records nothing: it is what `console check` and
 // the console's Test a URL box show.
 func (g *Guard) Decide(ctx context.Context, raw string) Decision {
 	return g.Policy().Decide(ctx, g.resolver, raw)

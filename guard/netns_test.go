@@ -82,8 +82,8 @@ func TestNamespaceChild(t *testing.T) {
 		"sneaky.example.com", []string{"127.0.0.1"},
 		"intranet.corp", []string{"127.0.0.1"},
 	)
-	reports := &recordingReporter{}
-	g := New(Options{Resolver: r, Reporter: reports}) // the real dialer, with its Control hook
+	reports := &recordingRecorder{}
+	g := New(Options{Resolver: r, Recorder: reports}) // the real dialer, with its Control hook
 	defer g.Close()
 
 	resp, err := g.Get(context.Background(), "http://public.example.com/")

@@ -15,8 +15,9 @@
 // proxy to be decided afresh. A refusal is answered at once, never by a
 // hang: 403, or 502 for an unreachable host and 504 for a timeout, with
 // the guard's message and fix in a text/plain body and the code and reason
-// in the X-Outbound-Code and X-Outbound-Reason headers. It is reported with
-// the caller the credential belongs to, like a refusal on any other path.
+// in the X-Outbound-Code and X-Outbound-Reason headers. Each request and
+// each tunnel has one Record, made with the caller the credential belongs
+// to, like a request on any other path.
 //
 // # Proxy security
 //
@@ -139,10 +140,10 @@ func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bo
 			if left > 0 {
 				msg += fmt.Sprintf(" %d more wrong credentials in the last minute were not logged.", left)
 			}
-			p.g.Report(WithCaller(r.Context(), Caller{Tool: "proxy"}), &Refusal{
+			p.g.record(WithCaller(r.Context(), Caller{Tool: "proxy"}), Record{Proxied: true, Refusal: &Refusal{
 				Code: CodeForbidden, Reason: ReasonProxyAuth, Message: msg,
 				Fix: "Give the client a current credential. " + p.opts.AuthHint,
-			}, 0, nil)
+			}})
 		}
 		p.challenge(w, "The proxy credential is unknown or revoked.")
 	default:

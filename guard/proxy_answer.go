@@ -7,11 +7,11 @@ import (
 	"strconv"
 )
 
-// refuse reports r under the caller in ctx and answers it. The answer is
+// refuse records r under the caller in ctx and answers it. The answer is
 // the guard's own sentence and fix, so that a person reading a browser's
 // error page or an agent reading curl's output learns what to change.
 func (p *Proxy) refuse(ctx context.Context, w http.ResponseWriter, r *Refusal, port uint16) {
-	p.g.Report(ctx, r, port, nil)
+	p.g.record(ctx, Record{Refusal: r, URL: r.URL, Host: r.Host, Port: port, Proxied: true})
 	h := w.Header()
 	h.Set("X-Outbound-Code", string(r.Code))
 	h.Set("X-Outbound-Reason", string(r.Reason))

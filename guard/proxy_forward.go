@@ -64,10 +64,14 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		return
 	}
 	defer resp.Body.Close()
-	p.g.observe(Observation{Caller: CallerFrom(ctx), Allowed: true, URL: r.RequestURI, Host: d.Host, Elapsed: time.Since(start)})
+	// The request's one Record is made when its body has been passed on
+	// (or cut off), so a body that stalls counts as a timeout, not also
+	// as allowed. It runs even when copyBody aborts the handler.
+	rec := Record{URL: r.RequestURI, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)}
+	defer func() { p.g.record(ctx, rec) }()
 	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
-	p.copyBody(ctx, w, r, resp, watchdog, timeout, &d)
+	p.copyBody(ctx, w, r, resp, watchdog, timeout, &d, &rec)
 }
 
 // abandoned reports whether a failure is only the echo of the client
@@ -83,7 +87,7 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return 
 // copyBody streams the response body to the client, re-arming the
 // watchdog with every piece. A body of unknown length is flushed piece by
 // piece, so streams (server-sent events, progress) reach the client live.
-func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Request, resp *http.Response, watchdog *time.Timer, timeout time.Duration, d *Decision) {
+func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Request, resp *http.Response, watchdog *time.Timer, timeout time.Duration, d *Decision, rec *Record) {
 	var rc *http.ResponseController
 	if resp.ContentLength < 0 {
 		rc = http.NewResponseController(w)
@@ -107,10 +111,10 @@ func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Req
 		}
 		if err != nil {
 			if context.Cause(ctx) == errProxyTimeout && r.Context().Err() == nil {
-				p.g.Report(ctx, &Refusal{Code: CodeTimeout, Reason: ReasonTimeout,
+				rec.Refusal = &Refusal{Code: CodeTimeout, Reason: ReasonTimeout, Kind: KindNetwork,
 					Message: fmt.Sprintf("%s stopped sending the body for %s.", d.Host, timeout),
 					Fix:     "Try again later, or raise " + whereTimeout + ".",
-					URL:     d.URL.String(), Host: d.Host, Entry: d.Entry.String(), Addresses: d.Addresses()}, d.Port, nil)
+					URL:     d.URL.String(), Host: d.Host, Entry: d.Entry.String(), Addresses: d.Addresses()}
 			}
 			// Cut the connection: a body ended early must not look whole.
 			panic(http.ErrAbortHandler)

@@ -47,7 +47,7 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		}
 		return
 	}
-	p.g.observe(Observation{Caller: CallerFrom(ctx), Allowed: true, URL: raw, Host: d.Host, Elapsed: time.Since(start)})
+	p.g.record(ctx, Record{URL: raw, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)})
 	client, buffered, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		upstream.Close()

@@ -64,9 +64,9 @@ func TestRedirectsKeepCredentialsAndBodiesOnTheirOrigin(t *testing.T) {
 	dialer.Route("93.184.216.34:443", tlsSrv.Listener.Addr().String())
 	dialer.Route("93.184.216.34:80", plain.Listener.Addr().String())
 	dialer.Route("93.184.216.35:80", other.Listener.Addr().String())
-	reports := &recordingReporter{}
+	reports := &recordingRecorder{}
 	g := New(Options{Resolver: newResolver("example.com", []string{"93.184.216.34"}, "other.example.com", []string{"93.184.216.35"}),
-		Dial: dialer.Dial, Reporter: reports, TLSConfig: &tls.Config{RootCAs: pool}})
+		Dial: dialer.Dial, Recorder: reports, TLSConfig: &tls.Config{RootCAs: pool}})
 	defer g.Close()
 	auth := http.Header{"Authorization": {"Bearer SECRET"}}
 

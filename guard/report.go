@@ -2,77 +2,115 @@ package guard
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"time"
 )
 
-// Event is one refused request, as the refusal log records it.
-type Event struct {
-	Time    time.Time
-	Caller  Caller
-	Refusal Refusal
+// Record is one enforced decision: one request through the guard's client
+// or proxy, or one call of a tool built on the guard. Whatever happened,
+// allowed, refused by the policy, or failed on the network, the request
+// has exactly one Record, so the log, the metrics and the refusal log all
+// count the same thing once.
+type Record struct {
+	Time   time.Time
+	Caller Caller
+	// Refusal is nil for an allowed request. Its Kind tells a refusal of
+	// the policy from a failure of the network.
+	Refusal *Refusal
+	URL     string
+	Host    string
 	Port    uint16
-	// Redirects are the URLs that redirected to the refused one, oldest
-	// first; empty when the first URL was refused.
+	// Cached is true when the answer came from a cache and nothing was
+	// sent; the policy in force still allowed it.
+	Cached bool
+	// Proxied is true for a request through the proxy, as opposed to a
+	// call made with the client (or a tool call built on it).
+	Proxied bool
+	// Elapsed is the time until the answer: the response headers
+	// (redirects included), the connected tunnel, or the tool's answer.
+	Elapsed time.Duration
+	// Redirects are the URLs that redirected to URL, oldest first; empty
+	// when the first URL was the last.
 	Redirects []string
 }
 
-// Reporter receives every refusal. It must not block: the console's store
-// queues events and writes them in batches, so a slow disk never holds up
-// a decision.
-type Reporter interface {
-	Report(Event)
+// Allowed reports whether the request was allowed.
+func (r *Record) Allowed() bool { return r.Refusal == nil }
+
+// Recorder receives every Record. It must not block: the console's store
+// queues refusals and writes them in batches, so a slow disk never holds
+// up a decision.
+type Recorder interface {
+	Record(Record)
 }
 
-// Observation is one decision the guard enforced: who asked, for what, and
-// how it went. Metrics and the one-line-per-decision log hang off it.
-type Observation struct {
-	Caller  Caller
-	Allowed bool
-	Code    Code   // of a refusal
-	Reason  Reason // of a refusal
-	URL     string
-	Host    string
-	// Elapsed is, for an allowed request, the time until the response
-	// headers (redirects included) or until a tunnel was connected.
-	Elapsed time.Duration
+// RecorderFunc adapts a function to Recorder.
+type RecorderFunc func(Record)
+
+// Record calls f(r).
+func (f RecorderFunc) Record(r Record) { f(r) }
+
+// Notes collects what the guard decided for the requests made under one
+// context, for a caller that records its own call: a tool that makes a
+// request, reads its body and then decides on the content records the
+// call once, when it ends, instead of the guard recording each step.
+type Notes struct {
+	mu   sync.Mutex
+	last Record
+	seen bool
 }
 
-// Observer sees every decision the guard enforces, allowed or refused, on
-// every path: the client, the proxy, and refusals tools report. Refusals
-// also go to the Reporter. It must not block.
-type Observer interface {
-	Observe(Observation)
+type notesKey struct{}
+
+// WithNotes returns a context under which the guard records nothing by
+// itself: each Record it would have made is kept in the returned Notes
+// (the last one wins), and the caller records its call with Guard.Record.
+// Requests made under any other context are recorded as usual, one Record
+// each.
+func WithNotes(ctx context.Context) (context.Context, *Notes) {
+	n := &Notes{}
+	return context.WithValue(ctx, notesKey{}, n), n
 }
 
-// observe hands o to the observer, if any.
-func (g *Guard) observe(o Observation) {
-	if g.observer != nil {
-		g.observer.Observe(o)
-	}
+// Last returns the last Record noted, if any.
+func (n *Notes) Last() (Record, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.last, n.seen
 }
 
-// ReporterFunc adapts a function to Reporter.
-type ReporterFunc func(Event)
+func (n *Notes) note(r Record) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.last, n.seen = r, true
+}
 
-// Report calls f(e).
-func (f ReporterFunc) Report(e Event) { f(e) }
-
-// Report records a refusal made outside the guard's own paths, such as a
-// tool refusing a content type, so that every refusal reaches the same
-// log with the caller from ctx.
-func (g *Guard) Report(ctx context.Context, r *Refusal, port uint16, redirects []string) {
-	if r == nil {
+// record records rec under the caller in ctx, or notes it when the caller
+// records its own calls.
+func (g *Guard) record(ctx context.Context, rec Record) {
+	rec.Caller = CallerFrom(ctx)
+	rec.Redirects = slices.Clone(rec.Redirects)
+	if n, ok := ctx.Value(notesKey{}).(*Notes); ok {
+		n.note(rec)
 		return
 	}
-	g.observe(Observation{Caller: CallerFrom(ctx), Code: r.Code, Reason: r.Reason, URL: r.URL, Host: r.Host})
-	if g.reporter == nil {
-		return
+	g.Record(rec)
+}
+
+// Record hands rec to the Recorder, stamping its Time when unset. It is
+// how a caller that took Notes records its call, once, when it ends.
+func (g *Guard) Record(rec Record) {
+	if rec.Time.IsZero() {
+		rec.Time = g.now()
 	}
-	g.reporter.Report(Event{
-		Time:      g.now(),
-		Caller:    CallerFrom(ctx),
-		Refusal:   *r,
-		Port:      port,
-		Redirects: append([]string(nil), redirects...),
-	})
+	if g.recorder != nil {
+		g.recorder.Record(rec)
+	}
+}
+
+// refused records a refusal on the guard's own request paths and returns it.
+func (g *Guard) refused(ctx context.Context, r *Refusal, port uint16, redirects []string) *Refusal {
+	g.record(ctx, Record{Refusal: r, URL: r.URL, Host: r.Host, Port: port, Redirects: redirects})
+	return r
 }

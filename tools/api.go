@@ -7,9 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-
-	"github.com/outboundhq/outbound/guard"
-	"github.com/outboundhq/outbound/tools/extract"
 )
 
 // APIError is an error of the API itself, as opposed to a tool refusal: a
@@ -46,66 +43,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// fetchRequest is the body of POST /api/v1/tools/fetch_url.
-type fetchRequest struct {
-	URL     string `json:"url"`
-	Start   int    `json:"start"`
-	Thread  string `json:"thread"`
-	Trigger string `json:"trigger"`
-}
-
-// FetchResponse is the API's answer. A refusal is a result, not an API
-// error: ok is false and error carries the guard's value.
-type FetchResponse struct {
-	OK             bool           `json:"ok"`
-	Error          *guard.Refusal `json:"error,omitempty"`
-	URL            string         `json:"url,omitempty"`
-	RedirectedFrom string         `json:"redirected_from,omitempty"`
-	Status         int            `json:"status,omitempty"`
-	Title          string         `json:"title,omitempty"`
-	Start          int            `json:"start"`
-	End            int            `json:"end"`
-	Total          int            `json:"total"`
-	NextStart      *int           `json:"next_start"`
-	Text           string         `json:"text"`
-	Links          []extract.Link `json:"links"`
-	// Answer is exactly the text an agent reads over MCP.
-	Answer string `json:"answer"`
-}
-
-// JSON returns the result in the API's shape.
-func (r *FetchResult) JSON() FetchResponse {
-	out := FetchResponse{OK: r.OK(), Error: r.Refusal, Answer: r.Answer(), Links: []extract.Link{}}
-	if r.Refusal != nil {
-		return out
-	}
-	out.URL, out.RedirectedFrom, out.Status, out.Title = r.URL, r.RedirectedFrom, r.Status, r.Title
-	out.Start, out.End, out.Total, out.Text = r.Part.start, r.Part.end, r.Part.total, r.Part.text
-	if r.Part.end < r.Part.total {
-		next := r.Part.end
-		out.NextStart = &next
-	}
-	if r.Links != nil {
-		out.Links = r.Links
-	}
-	return out
-}
-
 const maxAPIBody = 64 << 10
-
-// FetchAPI serves POST /api/v1/tools/fetch_url for agents that speak plain
-// HTTP. The agent is the token's name; the turn is (agent, thread, trigger).
-func FetchAPI(f *Fetcher, agents Agents) http.Handler {
-	return toolAPI(agents, func(w http.ResponseWriter, r *http.Request, agent string) {
-		req, err := decodeFetchRequest(w, r)
-		if err != nil {
-			WriteAPIError(w, err)
-			return
-		}
-		res := f.Fetch(r.Context(), Turn{Agent: agent, Thread: req.Thread, Trigger: req.Trigger}, FetchInput{URL: req.URL, Start: req.Start})
-		writeJSON(w, http.StatusOK, res.JSON())
-	})
-}
 
 func authenticate(r *http.Request, agents Agents) (string, error) {
 	token, ok := bearerToken(r)
@@ -119,15 +57,6 @@ func authenticate(r *http.Request, agents Agents) (string, error) {
 			Fix: "Ask an admin for a new token under Agents, or with `console token create NAME`."}
 	}
 	return agent, err
-}
-
-func decodeFetchRequest(w http.ResponseWriter, r *http.Request) (fetchRequest, error) {
-	var req fetchRequest
-	err := decodeBody(w, r, &req, `{"url": "https://status.example.com/", "start": 0, "thread": "T-1", "trigger": "msg-1"}`)
-	if err == nil && strings.TrimSpace(req.URL) == "" {
-		err = &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body has no url.", Fix: `Add "url": "https://…" to the body.`}
-	}
-	return req, err
 }
 
 // decodeBody reads one JSON object into v, refusing unknown fields, other
@@ -199,22 +128,4 @@ func jsonKind(goKind string) string {
 		return "a list"
 	}
 	return "a " + goKind
-}
-
-// toolAPI wraps a tool's handler with the API's method and token checks.
-func toolAPI(agents Agents, serve func(w http.ResponseWriter, r *http.Request, agent string)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
-			WriteAPIError(w, &APIError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
-				Message: r.Method + " is not allowed here.", Fix: `Send POST with a JSON body such as {"url": "https://status.example.com/"}.`})
-			return
-		}
-		agent, err := authenticate(r, agents)
-		if err != nil {
-			WriteAPIError(w, err)
-			return
-		}
-		serve(w, r, agent)
-	})
 }

@@ -87,7 +87,7 @@ func TestReadsPerTurnOverMCP(t *testing.T) {
 		hits.Add(1)
 		fmt.Fprint(w, "<p>page</p>")
 	}))
-	server := MCPServer(MCPTools{Fetch: e.fetcher}, "test", "local")
+	server := e.reg.MCPServer("test", "local")
 	cs := connectMCP(t, server, nil)
 	call := func(path, trigger string) *mcp.CallToolResult {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Meta: mcp.Meta{mcpTriggerMeta: trigger}, Name: "fetch_url", Arguments: map[string]any{"url": "http://site.example.com" + path}})

@@ -29,6 +29,10 @@ type FetchResult struct {
 	Title          string
 	Part           part
 	Links          []extract.Link // on the first part only
+	// Cached is true when the page came from the cache, unfetched.
+	Cached bool
+
+	redirects []string // the hops that led to URL, for the call's record
 }
 
 // OK reports whether the page was read.
@@ -65,7 +69,7 @@ const acceptHeader = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,tex
 // the agent reads.
 func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResult {
 	s := f.settings()
-	ctx = guard.WithCaller(ctx, guard.Caller{Tool: "fetch_url", Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger})
+	ctx = guard.WithCaller(ctx, guard.Caller{Tool: FetchURLName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger})
 	if in.Start < 0 {
 		return FetchResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonBadStart, URL: in.URL,
 			Message: fmt.Sprintf("start %d is negative.", in.Start), Fix: "Pass start: 0 to read from the beginning."}}
@@ -74,9 +78,7 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 	// can; the read itself decides in full, resolving the name once.
 	d := f.guard.Precheck(in.URL)
 	if !d.Allowed {
-		r := d.Refusal()
-		f.guard.Report(ctx, r, d.Port, nil)
-		return FetchResult{Refusal: r}
+		return FetchResult{Refusal: d.Refusal()}
 	}
 	key := d.URL.String()
 	page, cached := f.cache.get(key, s.CacheTTL, f.now())
@@ -88,7 +90,6 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 		r := &guard.Refusal{Code: guard.CodeTooMany, Reason: guard.ReasonReadsPerTurn, URL: key, Host: d.Host,
 			Message: fmt.Sprintf("This turn has already read %d pages, the most one turn may read.", n),
 			Fix:     "Answer with what you have, or ask an admin to raise Settings → Reads per turn (reads_per_turn)."}
-		f.guard.Report(ctx, r, d.Port, nil)
 		return FetchResult{Refusal: r}
 	}
 	if !cached {
@@ -106,7 +107,8 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 			Message: fmt.Sprintf("start %d is past the end of the page, which has %d characters.", in.Start, page.runes),
 			Fix:     fmt.Sprintf("Pass a start from 0 to %d.", page.runes)}}
 	}
-	res := FetchResult{URL: page.final, Status: page.status, Title: page.page.Title, Part: cutPart(page.page.Text, page.runes, in.Start, s.PageChars)}
+	res := FetchResult{URL: page.final, Status: page.status, Title: page.page.Title, Part: cutPart(page.page.Text, page.runes, in.Start, s.PageChars),
+		Cached: cached, redirects: page.redirects}
 	if len(page.redirects) > 0 {
 		if first, last := hostOf(page.redirects[0]), hostOf(page.final); first != last {
 			res.RedirectedFrom = first
@@ -138,9 +140,9 @@ func (f *Fetcher) decide(ctx context.Context, u string, s Settings) guard.Decisi
 	return f.guard.Decide(ctx, u)
 }
 
-// read fetches and extracts a page. The guard reports its own refusals;
-// the ones decided here (an unsupported type) are reported through the
-// response, with the redirect chain that led to it.
+// read fetches and extracts a page. A refusal decided here (an
+// unsupported type) is made the response's own, so the request is
+// recorded once, as refused, with the redirects that led to it.
 func (f *Fetcher) read(ctx context.Context, u string) (*cachedPage, *guard.Refusal) {
 	resp, err := f.guard.Do(ctx, guard.Request{URL: u, Header: http.Header{"Accept": {acceptHeader}}})
 	if err != nil {
@@ -148,9 +150,9 @@ func (f *Fetcher) read(ctx context.Context, u string) (*cachedPage, *guard.Refus
 	}
 	ct := resp.Header.Get("Content-Type")
 	if _, err := extract.KindOf(ct); err != nil {
-		resp.Body.Close()
 		r := unsupported(ct, resp.URL.String())
-		resp.Report(r)
+		resp.Refuse(r) // before Close, which would record the request as allowed
+		resp.Body.Close()
 		return nil, r
 	}
 	body, err := resp.ReadAll()
@@ -162,12 +164,12 @@ func (f *Fetcher) read(ctx context.Context, u string) (*cachedPage, *guard.Refus
 		var ue *extract.UnsupportedError
 		if errors.As(err, &ue) {
 			r := unsupported(ue.ContentType, resp.URL.String())
-			resp.Report(r)
+			resp.Refuse(r)
 			return nil, r
 		}
 		r := &guard.Refusal{Code: guard.CodeUnsupported, Reason: guard.ReasonContentType, URL: resp.URL.String(),
 			Message: fmt.Sprintf("The page could not be read as text: %v.", err), Fix: "Ask for another link to the same information."}
-		resp.Report(r)
+		resp.Refuse(r)
 		return nil, r
 	}
 	return &cachedPage{requested: u, final: resp.URL.String(), redirects: resp.Redirects, status: resp.StatusCode,
@@ -189,7 +191,7 @@ func refusalOf(err error, u string) *guard.Refusal {
 	if r, ok := guard.AsRefusal(err); ok {
 		return r
 	}
-	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonConnect, URL: u, Message: err.Error() + ".", Fix: "Try again later."}
+	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonConnect, Kind: guard.KindNetwork, URL: u, Message: err.Error() + ".", Fix: "Try again later."}
 }
 
 func hostOf(raw string) string {

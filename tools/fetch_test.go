@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -25,23 +26,38 @@ type toolEnv struct {
 	resolver *guardtest.Resolver
 	dialer   *guardtest.Dialer
 	fetcher  *Fetcher
+	// reg serves fetcher as fetch_url, the one call path of MCP, the API
+	// and the CLI.
+	reg *Registry
 
 	mu       sync.Mutex
 	settings Settings
-	reports  []guard.Event
+	records  []guard.Record
 }
 
 func newToolEnv(t *testing.T) *toolEnv {
 	t.Helper()
 	e := &toolEnv{resolver: guardtest.NewResolver(), dialer: guardtest.NewDialer(), settings: DefaultSettings()}
-	e.guard = guard.New(guard.Options{Resolver: e.resolver, Dial: e.dialer.Dial, Reporter: guard.ReporterFunc(func(ev guard.Event) {
+	e.guard = guard.New(guard.Options{Resolver: e.resolver, Dial: e.dialer.Dial, Recorder: guard.RecorderFunc(func(rec guard.Record) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		e.reports = append(e.reports, ev)
+		e.records = append(e.records, rec)
 	})})
 	t.Cleanup(e.guard.Close)
 	e.fetcher = NewFetcher(e.guard, e.Settings)
+	e.reg = NewRegistry(e.guard)
+	e.reg.Add(FetchTool(e.fetcher))
 	return e
+}
+
+// call calls a tool of e.reg, as MCP, the API and the CLI do.
+func (e *toolEnv) call(t *testing.T, name string, turn Turn, args string) Result {
+	t.Helper()
+	res, err := e.reg.Call(context.Background(), Call{Tool: name, Turn: turn, Args: json.RawMessage(args)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 func (e *toolEnv) Settings() Settings {
@@ -72,10 +88,22 @@ func (e *toolEnv) set(t *testing.T, change func(*Settings), entries ...string) {
 	e.guard.SetPolicy(p)
 }
 
-func (e *toolEnv) Reports() []guard.Event {
+// Records returns every decision record, allowed or refused.
+func (e *toolEnv) Records() []guard.Record {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]guard.Event(nil), e.reports...)
+	return append([]guard.Record(nil), e.records...)
+}
+
+// Reports returns the refused records: the refusal log's rows.
+func (e *toolEnv) Reports() []guard.Record {
+	var out []guard.Record
+	for _, rec := range e.Records() {
+		if !rec.Allowed() {
+			out = append(out, rec)
+		}
+	}
+	return out
 }
 
 // serve answers for host (resolved to addr) from h, on loopback.
@@ -280,7 +308,7 @@ func TestFetchRefusals(t *testing.T) {
 func TestFetchRefusedURLIsNeverDialled(t *testing.T) {
 	e := newToolEnv(t)
 	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "http://localhost:8080/", "file:///etc/passwd", "http://[::1]/"} {
-		res := e.fetcher.Fetch(context.Background(), turnA, FetchInput{URL: u})
+		res := e.call(t, FetchURLName, turnA, fmt.Sprintf(`{"url": %q}`, u))
 		if res.OK() || res.Refusal.Fix == "" {
 			t.Fatalf("%s: %+v", u, res)
 		}

@@ -15,7 +15,8 @@ func TestIntegrationAPI(t *testing.T) {
 	e.reachable(svc)
 	e.allow(t, svc.hostPort())
 	e.x.Set([]Integration{echoIntegration(svc)})
-	api := httptest.NewServer(IntegrationAPI(e.x, testAgents))
+	e.reg.Add(CallIntegrationTool(e.x))
+	api := httptest.NewServer(e.reg.ToolAPI(CallIntegrationName, testAgents))
 	defer api.Close()
 
 	tests := []struct {

@@ -14,16 +14,17 @@ import (
 	"github.com/outboundhq/outbound/guard"
 )
 
-// Integrations runs the admin-defined integrations through the guard and
-// keeps the MCP servers' tool lists in step with them. It is safe for
-// concurrent use; Set replaces the whole set, as a reload does.
+// Integrations runs the admin-defined integrations through the guard. It
+// is a ToolSource: the registry offers one tool per integration and keeps
+// every MCP server's list in step with Set. It is safe for concurrent use;
+// Set replaces the whole set, as a reload does.
 type Integrations struct {
 	guard    *guard.Guard
 	settings func() Settings
 
-	mu      sync.Mutex
-	defs    map[string]Integration
-	servers []*integrationServer
+	mu        sync.Mutex
+	defs      map[string]Integration
+	listeners []func()
 }
 
 // NewIntegrations returns an empty set over g. settings is called on every
@@ -32,18 +33,27 @@ func NewIntegrations(g *guard.Guard, settings func() Settings) *Integrations {
 	return &Integrations{guard: g, settings: settings, defs: map[string]Integration{}}
 }
 
-// Set replaces the integrations in force and updates every MCP server the
-// set was added to; the SDK tells connected clients that the list changed.
+// Set replaces the integrations in force and tells the listeners (the
+// registry, which updates every MCP server; the SDK tells connected
+// clients that the list changed).
 func (x *Integrations) Set(list []Integration) {
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	x.defs = make(map[string]Integration, len(list))
 	for _, in := range list {
 		x.defs[in.Name] = in
 	}
-	for _, s := range x.servers {
-		s.sync(x.defs)
+	listeners := slices.Clone(x.listeners)
+	x.mu.Unlock()
+	for _, changed := range listeners {
+		changed()
 	}
+}
+
+// OnChange registers f to be called after every Set.
+func (x *Integrations) OnChange(f func()) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.listeners = append(x.listeners, f)
 }
 
 // List returns the integrations in force, by name.
@@ -141,7 +151,7 @@ func sentence(s string) string {
 // run sends the filled request through the guard and reads the answer.
 func (x *Integrations) run(ctx context.Context, turn Turn, in Integration, vals map[string]paramValue) IntegrationResult {
 	s := x.settings()
-	ctx = guard.WithCaller(ctx, guard.Caller{Tool: "integration", Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger})
+	ctx = guard.WithCaller(ctx, guard.Caller{Tool: CallIntegrationName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger})
 	req := guard.Request{Method: in.Method, URL: fillURL(in.URL, vals), Header: http.Header{"Accept": {"application/json, text/*;q=0.9, */*;q=0.1"}}}
 	for _, h := range in.Headers {
 		req.Header.Set(strings.TrimSpace(h.Name), h.Value)

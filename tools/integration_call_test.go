@@ -254,7 +254,7 @@ func TestIntegrationToInternalHostNeedsALiteralEntry(t *testing.T) {
 				t.Fatal("the refused service was reached")
 			}
 			reps := e.Reports()
-			if len(reps) != 1 || reps[0].Caller.Tool != "integration" || reps[0].Caller.Agent != turnA.Agent {
+			if len(reps) != 1 || reps[0].Caller.Tool != CallIntegrationName || reps[0].Caller.Agent != turnA.Agent {
 				t.Fatalf("reports %+v, want one from the integration tool", reps)
 			}
 			if tt.entry == nil {
@@ -275,8 +275,10 @@ func TestIntegrationSecretsStayOutOfLogs(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e := newIntegrationEnv(t)
-	e.guard = guard.New(guard.Options{Resolver: e.resolver, Dial: e.dialer.Dial, Reporter: guard.ReporterFunc(func(ev guard.Event) {
-		log.Info("refused", "tool", ev.Caller.Tool, "url", ev.Refusal.URL, "message", ev.Refusal.Message, "fix", ev.Refusal.Fix)
+	e.guard = guard.New(guard.Options{Resolver: e.resolver, Dial: e.dialer.Dial, Recorder: guard.RecorderFunc(func(rec guard.Record) {
+		if rec.Refusal != nil {
+			log.Info("refused", "tool", rec.Caller.Tool, "url", rec.Refusal.URL, "message", rec.Refusal.Message, "fix", rec.Refusal.Fix)
+		}
 	})})
 	t.Cleanup(e.guard.Close)
 	e.x = NewIntegrations(e.guard, DefaultSettings)

@@ -15,8 +15,8 @@ import (
 // receives each tool-list-changed notification.
 func connectIntegrations(t *testing.T, e *integrationEnv) (*mcp.ClientSession, chan struct{}) {
 	t.Helper()
-	server := MCPServer(MCPTools{Fetch: NewFetcher(e.guard, DefaultSettings)}, "test", "local")
-	e.x.AddToMCP(server, "local")
+	reg := Builtin(Deps{Guard: e.guard, Settings: DefaultSettings, Integrations: e.x})
+	server := reg.MCPServer("test", "local")
 	changed := make(chan struct{}, 16)
 	cs := connectMCP(t, server, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },

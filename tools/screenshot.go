@@ -158,7 +158,7 @@ func (s *Screenshotter) forget(b ShotBrowser) {
 // Take photographs in.URL for turn.
 func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput) ShotResult {
 	set := s.settings()
-	caller := guard.Caller{Tool: "screenshot", Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger}
+	caller := guard.Caller{Tool: TakeScreenshotName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger}
 	ctx = guard.WithCaller(ctx, caller)
 	w, h, bad := shotSize(in, set)
 	if bad != nil {
@@ -168,15 +168,13 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 	d := s.guard.Decide(dctx, in.URL)
 	cancel()
 	if !d.Allowed {
-		r := d.Refusal()
-		s.guard.Report(ctx, r, d.Port, nil)
-		return ShotResult{Refusal: r}
+		return ShotResult{Refusal: d.Refusal()}
 	}
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
 	case <-ctx.Done():
-		return ShotResult{Refusal: &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, URL: in.URL,
+		return ShotResult{Refusal: &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, Kind: guard.KindNetwork, URL: in.URL,
 			Message: "Other screenshots were still running when the request ended.", Fix: "Try again in a moment."}}
 	}
 	b, err := s.ensureBrowser()
@@ -291,20 +289,24 @@ func (s *Screenshotter) navigationRefusal(ctx context.Context, resp playwright.R
 		return nil
 	}
 	if d := s.guard.Decide(ctx, nav); !d.Allowed {
-		return d.Refusal() // the proxy already logged it, with this call's caller
+		return d.Refusal() // the proxy recorded its request; the call's own record says this
 	}
 	if err == nil {
 		body, _ := resp.Text()
-		return &guard.Refusal{Code: guard.Code(resp.Headers()["x-outbound-code"]), Reason: guard.Reason(resp.Headers()["x-outbound-reason"]), URL: nav,
+		r := &guard.Refusal{Code: guard.Code(resp.Headers()["x-outbound-code"]), Reason: guard.Reason(resp.Headers()["x-outbound-reason"]), URL: nav,
 			Message: firstLine(body), Fix: "See the refusal log for this URL."}
+		if r.Code == guard.CodeUnreachable || r.Code == guard.CodeTimeout {
+			r.Kind = guard.KindNetwork // the proxy answers 502 and 504 for the network's failures
+		}
+		return r
 	}
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "Timeout"):
-		return &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, URL: nav,
+		return &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, Kind: guard.KindNetwork, URL: nav,
 			Message: fmt.Sprintf("The page did not finish loading within %s.", set.Guard.Timeout), Fix: "Try again later, or raise Settings → Timeout (timeout)."}
 	default:
-		return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonConnect, URL: nav,
+		return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonConnect, Kind: guard.KindNetwork, URL: nav,
 			Message: "The page could not be loaded: " + firstLine(msg) + ".", Fix: "Check that the site is up."}
 	}
 }
@@ -332,7 +334,7 @@ func shotSize(in ScreenshotInput, set Settings) (int, int, *guard.Refusal) {
 }
 
 func browserRefusal(u string, err error) *guard.Refusal {
-	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonBrowser, URL: u,
+	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonBrowser, Kind: guard.KindNetwork, URL: u,
 		Message: "The screenshot browser could not start or crashed: " + firstLine(err.Error()) + ".",
 		Fix:     "An admin checks that Chromium is installed (apt-get install chromium) and the Playwright driver is set up (PLAYWRIGHT_DRIVER_PATH); see the user guide."}
 }

@@ -1,17 +1,50 @@
 package tools
 
 import (
-	"net/http"
-	"strings"
+	"context"
+	"encoding/json"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/outboundhq/outbound/guard"
 )
 
-// screenshotRequest is the body of POST /api/v1/tools/take_screenshot.
-type screenshotRequest struct {
-	ScreenshotInput
-	Thread  string `json:"thread"`
-	Trigger string `json:"trigger"`
+const takeScreenshotDescription = `Take a PNG screenshot of a web page, to see how it looks: a status page's colours, an error dialog, a layout problem.
+The page loads in a browser whose every request is checked by the company's outbound policy; anything it may not reach does not load. Answers the image and one line with the final URL and title.`
+
+// The viewport bounds of the schema: the widest and tallest the settings
+// may ever allow. The settings in force may allow less; a size within
+// these bounds but over the settings is the tool's bad_size refusal.
+const (
+	shotMinSide   = 100
+	shotMaxWidth  = 3840
+	shotMaxHeight = 2160
+)
+
+// ScreenshotTool is take_screenshot as a registry value.
+func ScreenshotTool(s *Screenshotter) Tool {
+	return Tool{
+		Name:        TakeScreenshotName,
+		Title:       "Screenshot a web page",
+		Description: takeScreenshotDescription,
+		Schema: object([]string{"url"}, map[string]*jsonschema.Schema{
+			"url":       text("The http or https URL of the page to photograph.", maxURLLength),
+			"full_page": {Type: "boolean", Description: "Capture the whole page rather than the first screen; long pages are cut at the configured length."},
+			"width":     bounded("integer", "Viewport width in pixels (default 1280).", ptr(float64(shotMinSide)), ptr(float64(shotMaxWidth))),
+			"height":    bounded("integer", "Viewport height in pixels (default 800).", ptr(float64(shotMinSide)), ptr(float64(shotMaxHeight))),
+		}),
+		Effect:  EffectRead,
+		Example: `{"url": "https://status.example.com/", "full_page": false, "width": 1280, "height": 800}`,
+		Run: func(ctx context.Context, turn Turn, args map[string]json.RawMessage) Result {
+			var in ScreenshotInput
+			if err := decodeArgs(args, &in); err != nil {
+				return inputRefusal(TakeScreenshotName, err)
+			}
+			res := s.Take(ctx, turn, in)
+			out := Result{Refusal: res.Refusal, Text: res.Caption(), PNG: res.PNG, API: res.JSON(), URL: res.URL}
+			return out
+		},
+	}
 }
 
 // ScreenshotResponse is the API's answer; png is base64 in JSON. A
@@ -28,20 +61,8 @@ type ScreenshotResponse struct {
 	Caption string         `json:"caption"`
 }
 
-// ScreenshotAPI serves POST /api/v1/tools/take_screenshot.
-func ScreenshotAPI(s *Screenshotter, agents Agents) http.Handler {
-	return toolAPI(agents, func(w http.ResponseWriter, r *http.Request, agent string) {
-		var req screenshotRequest
-		if err := decodeBody(w, r, &req, `{"url": "https://status.example.com/", "full_page": false, "width": 1280, "height": 800, "thread": "T-1"}`); err != nil {
-			WriteAPIError(w, err)
-			return
-		}
-		if strings.TrimSpace(req.URL) == "" {
-			WriteAPIError(w, &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body has no url.", Fix: `Add "url": "https://…" to the body.`})
-			return
-		}
-		res := s.Take(r.Context(), Turn{Agent: agent, Thread: req.Thread, Trigger: req.Trigger}, req.ScreenshotInput)
-		writeJSON(w, http.StatusOK, ScreenshotResponse{OK: res.OK(), Error: res.Refusal, URL: res.URL, Title: res.Title,
-			Width: res.Width, Height: res.Height, Cut: res.Cut, PNG: res.PNG, Caption: res.Caption()})
-	})
+// JSON returns the result in the API's shape.
+func (r *ShotResult) JSON() ScreenshotResponse {
+	return ScreenshotResponse{OK: r.OK(), Error: r.Refusal, URL: r.URL, Title: r.Title,
+		Width: r.Width, Height: r.Height, Cut: r.Cut, PNG: r.PNG, Caption: r.Caption()}
 }

@@ -28,10 +28,11 @@ type shotEnv struct {
 	guard    *guard.Guard
 	proxy    *guard.EmbeddedProxy
 	shooter  *Screenshotter
+	reg      *Registry
 	launches atomic.Int32
 
 	mu      sync.Mutex
-	reports []guard.Event
+	records []guard.Record
 }
 
 func newShotEnv(t *testing.T, launch Launcher, entries ...string) *shotEnv {
@@ -49,10 +50,10 @@ func newShotEnv(t *testing.T, launch Launcher, entries ...string) *shotEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.guard = guard.New(guard.Options{Policy: p, Resolver: guardtest.NewResolver(), Reporter: guard.ReporterFunc(func(ev guard.Event) {
+	e.guard = guard.New(guard.Options{Policy: p, Resolver: guardtest.NewResolver(), Recorder: guard.RecorderFunc(func(rec guard.Record) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		e.reports = append(e.reports, ev)
+		e.records = append(e.records, rec)
 	})})
 	t.Cleanup(e.guard.Close)
 	e.proxy, err = e.guard.StartProxy(guard.EmbeddedProxyOptions{})
@@ -66,13 +67,37 @@ func newShotEnv(t *testing.T, launch Launcher, entries ...string) *shotEnv {
 	}
 	e.shooter = NewScreenshotter(e.guard, e.proxy, DefaultSettings, counted)
 	t.Cleanup(func() { e.shooter.Close() })
+	e.reg = NewRegistry(e.guard)
+	e.reg.Add(ScreenshotTool(e.shooter))
 	return e
 }
 
-func (e *shotEnv) Reports() []guard.Event {
+// Records returns every decision record, allowed or refused.
+func (e *shotEnv) Records() []guard.Record {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]guard.Event(nil), e.reports...)
+	return append([]guard.Record(nil), e.records...)
+}
+
+// Reports returns the refused records: the refusal log's rows.
+func (e *shotEnv) Reports() []guard.Record {
+	var out []guard.Record
+	for _, rec := range e.Records() {
+		if !rec.Allowed() {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// call calls take_screenshot through the registry, as MCP and the API do.
+func (e *shotEnv) call(t *testing.T, turn Turn, args string) Result {
+	t.Helper()
+	res, err := e.reg.Call(context.Background(), Call{Tool: TakeScreenshotName, Turn: turn, Args: json.RawMessage(args)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // realChromium returns the production launcher, or skips (fails under the
@@ -94,8 +119,8 @@ func TestRefusedScreenshotNeverLaunchesABrowser(t *testing.T) {
 		return nil, nil, nil
 	})
 	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "file:///etc/passwd", "http://localhost:9222/json", "http://10.0.0.1/"} {
-		res := e.shooter.Take(context.Background(), Turn{Agent: "a"}, ScreenshotInput{URL: u})
-		if res.OK() || res.Refusal.Fix == "" || !strings.HasPrefix(res.Caption(), "take_screenshot was refused") {
+		res := e.call(t, Turn{Agent: "a"}, fmt.Sprintf(`{"url": %q}`, u))
+		if res.OK() || res.Refusal.Fix == "" || !strings.HasPrefix(res.Text, "take_screenshot was refused") {
 			t.Fatalf("%s: %+v", u, res)
 		}
 	}
@@ -105,7 +130,7 @@ func TestRefusedScreenshotNeverLaunchesABrowser(t *testing.T) {
 	if n := e.launches.Load(); n != 0 {
 		t.Fatalf("launched %d times", n)
 	}
-	if ev := e.Reports(); len(ev) != 4 || ev[0].Caller.Tool != "screenshot" {
+	if ev := e.Reports(); len(ev) != 4 || ev[0].Caller.Tool != TakeScreenshotName {
 		t.Fatalf("refusals reported: %+v", ev)
 	}
 }
@@ -163,7 +188,7 @@ func TestScreenshotKeepsThePageInsideThePolicy(t *testing.T) {
 	}
 	paths := map[string]bool{}
 	for _, ev := range e.Reports() {
-		if ev.Caller.Tool != "screenshot" || ev.Caller.Agent != "helpdesk" || ev.Caller.Thread != "T-7" {
+		if ev.Caller.Tool != TakeScreenshotName || ev.Caller.Agent != "helpdesk" || ev.Caller.Thread != "T-7" {
 			t.Errorf("refusal not tied to the call: %+v", ev.Caller)
 		}
 		paths[ev.Refusal.URL[strings.LastIndex(ev.Refusal.URL, "/"):]] = true
@@ -218,7 +243,7 @@ func TestScreenshotOverMCPAndAPI(t *testing.T) {
 	defer page.Close()
 	e := newShotEnv(t, launch, strings.TrimPrefix(page.URL, "http://"))
 
-	server := MCPServer(MCPTools{Shots: e.shooter}, "test", "local")
+	server := e.reg.MCPServer("test", "local")
 	cs := connectMCP(t, server, nil)
 	list, err := cs.ListTools(context.Background(), nil)
 	if err != nil || len(list.Tools) != 1 || list.Tools[0].Name != "take_screenshot" || !list.Tools[0].Annotations.ReadOnlyHint {
@@ -239,7 +264,7 @@ func TestScreenshotOverMCPAndAPI(t *testing.T) {
 		t.Fatalf("caption: %s", text)
 	}
 
-	api := httptest.NewServer(ScreenshotAPI(e.shooter, testAgents))
+	api := httptest.NewServer(e.reg.ToolAPI(TakeScreenshotName, testAgents))
 	defer api.Close()
 	req, _ := http.NewRequest("POST", api.URL, strings.NewReader(`{"url":"http://169.254.169.254/latest/","thread":"T-1"}`))
 	req.Header.Set("Authorization", "Bearer secret-token")

@@ -74,7 +74,7 @@ func textOf(t *testing.T, res *mcp.CallToolResult) string {
 
 func TestMCPInMemoryRoundTrip(t *testing.T) {
 	e := statusPageEnv(t)
-	cs := connectMCP(t, MCPServer(MCPTools{Fetch: e.fetcher}, "test", "local"), nil)
+	cs := connectMCP(t, e.reg.MCPServer("test", "local"), nil)
 
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil || len(tools.Tools) != 1 {
@@ -117,7 +117,7 @@ func TestMCPInMemoryRoundTrip(t *testing.T) {
 
 func TestMCPOverHTTPNeedsATokenAndRefusesOtherOrigins(t *testing.T) {
 	e := statusPageEnv(t)
-	srv := httptest.NewServer(MCPHandler(MCPServer(MCPTools{Fetch: e.fetcher}, "test", "local"), testAgents))
+	srv := httptest.NewServer(MCPHandler(e.reg.MCPServer("test", "local"), testAgents))
 	defer srv.Close()
 
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
@@ -176,7 +176,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func TestFetchAPI(t *testing.T) {
 	e := statusPageEnv(t)
-	srv := httptest.NewServer(FetchAPI(e.fetcher, testAgents))
+	srv := httptest.NewServer(e.reg.ToolAPI(FetchURLName, testAgents))
 	defer srv.Close()
 	call := func(method, token, body string) (int, map[string]any) {
 		req, _ := http.NewRequest(method, srv.URL, strings.NewReader(body))

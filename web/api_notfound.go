@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/outboundhq/outbound/tools"
 )
 
 const toolsPrefix = "/api/v1/tools/"
@@ -31,13 +33,25 @@ func (s *Server) apiNotFound(c echo.Context) error {
 // toolsFix lists the tool APIs this console serves, sorted, so the answer
 // is the same on every request.
 func (s *Server) toolsFix() string {
-	names := make([]string, 0, len(s.d.ToolAPIs))
-	for name := range s.d.ToolAPIs {
-		names = append(names, name)
-	}
-	if len(names) == 0 {
+	if s.d.Tools == nil || len(s.d.Tools.Names()) == 0 {
 		return "This console serves no tool APIs; agents reach it over MCP at /mcp."
 	}
-	slices.Sort(names)
-	return "Use one of: " + strings.Join(names, ", ") + "."
+	return tools.UseOneOf(s.d.Tools.Names())
+}
+
+// ToolAPI is the tool registry's JSON API: it serves POST
+// /api/v1/tools/{name} for every tool it names, checking agents' tokens.
+type ToolAPI interface {
+	http.Handler
+	Names() []string
+}
+
+// toolAPI hands a request for a registered tool to the registry's API;
+// any other name gets the JSON 404, and no tool runs.
+func (s *Server) toolAPI(c echo.Context) error {
+	if !slices.Contains(s.d.Tools.Names(), c.Param("name")) {
+		return s.apiNotFound(c)
+	}
+	s.d.Tools.ServeHTTP(c.Response(), c.Request())
+	return nil
 }

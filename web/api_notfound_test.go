@@ -12,7 +12,7 @@ func TestUnknownAPIPathIsJSON404(t *testing.T) {
 	served := 0
 	tool := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served++; io.WriteString(w, `{"ok":true}`) })
 	h := newHarnessWith(t, func(d *Deps) {
-		d.ToolAPIs = map[string]http.Handler{"take_screenshot": tool, "fetch_url": tool, "call_integration": tool}
+		d.Tools = fakeToolAPI{Handler: tool, names: []string{"fetch_url", "take_screenshot", "call_integration"}}
 	})
 	const fix = "Use one of: call_integration, fetch_url, take_screenshot."
 	tests := []struct {
@@ -57,3 +57,11 @@ func TestUnknownAPIPathIsJSON404(t *testing.T) {
 		t.Errorf("POST to a real tool: %d, served %d", resp.StatusCode, served)
 	}
 }
+
+// fakeToolAPI serves names with one handler that counts its calls.
+type fakeToolAPI struct {
+	http.Handler
+	names []string
+}
+
+func (f fakeToolAPI) Names() []string { return f.names }

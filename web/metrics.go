@@ -16,8 +16,10 @@ import (
 	"github.com/outboundhq/outbound/tools"
 )
 
-// Metrics counts what the guard enforces, in the Prometheus format. It is
-// the guard's Observer; /metrics serves it.
+// Metrics counts what the guard and the tools enforce, in the Prometheus
+// format: one increment per decision record (per tool call and per
+// proxied request). It is a guard.Recorder the application layer's sink
+// hands every record to; /metrics serves it.
 type Metrics struct {
 	reg       *prometheus.Registry
 	decisions *prometheus.CounterVec
@@ -30,13 +32,13 @@ func NewMetrics() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "outbound_decisions_total", Help: "Enforced outbound decisions by tool and outcome (allowed or refused).",
-		}, []string{"tool", "outcome"}),
+			Name: "outbound_decisions_total", Help: "Enforced outbound decisions (tool calls and proxied requests) by tool, outcome (allowed or refused) and, for a refusal, kind (policy or network; empty when allowed).",
+		}, []string{"tool", "outcome", "kind"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "outbound_refusals_total", Help: "Refusals by code.",
 		}, []string{"code"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "outbound_fetch_seconds", Help: "Time from a guarded request to its response headers, redirects included.",
+			Name: "outbound_fetch_seconds", Help: "Time of an allowed, uncached decision: a tool call to its answer, a proxied request to its response headers or connected tunnel.",
 			Buckets: []float64{.025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"tool"}),
 	}
@@ -51,16 +53,16 @@ func toolLabel(c guard.Caller) string {
 	return c.Tool
 }
 
-// Observe implements guard.Observer.
-func (m *Metrics) Observe(o guard.Observation) {
-	outcome := "allowed"
-	if !o.Allowed {
-		outcome = "refused"
-		m.refusals.WithLabelValues(string(o.Code)).Inc()
+// Record implements guard.Recorder: one decision, one increment.
+func (m *Metrics) Record(rec guard.Record) {
+	outcome, kind := "allowed", ""
+	if r := rec.Refusal; r != nil {
+		outcome, kind = "refused", string(r.KindOf())
+		m.refusals.WithLabelValues(string(r.Code)).Inc()
 	}
-	m.decisions.WithLabelValues(toolLabel(o.Caller), outcome).Inc()
-	if o.Allowed && o.Elapsed > 0 {
-		m.latency.WithLabelValues(toolLabel(o.Caller)).Observe(o.Elapsed.Seconds())
+	m.decisions.WithLabelValues(toolLabel(rec.Caller), outcome, kind).Inc()
+	if rec.Allowed() && !rec.Cached && rec.Elapsed > 0 {
+		m.latency.WithLabelValues(toolLabel(rec.Caller)).Observe(rec.Elapsed.Seconds())
 	}
 }
 

@@ -23,9 +23,10 @@ func TestMetricsCountDecisionsRefusalsAndLatencyBehindAuth(t *testing.T) {
 	}
 	defer store.Close()
 	m := NewMetrics()
-	m.Observe(guard.Observation{Caller: guard.Caller{Tool: "fetch_url"}, Allowed: true, Host: "a.example.com", Elapsed: 120 * time.Millisecond})
-	m.Observe(guard.Observation{Caller: guard.Caller{Tool: "screenshot"}, Code: guard.CodeForbidden})
-	m.Observe(guard.Observation{Caller: guard.Caller{Tool: "proxy"}, Code: guard.CodeTimeout})
+	m.Record(guard.Record{Caller: guard.Caller{Tool: "fetch_url"}, Host: "a.example.com", Elapsed: 120 * time.Millisecond})
+	m.Record(guard.Record{Caller: guard.Caller{Tool: "fetch_url"}, Host: "a.example.com", Cached: true, Elapsed: time.Millisecond})
+	m.Record(guard.Record{Caller: guard.Caller{Tool: "take_screenshot"}, Refusal: &guard.Refusal{Code: guard.CodeForbidden}})
+	m.Record(guard.Record{Caller: guard.Caller{Tool: "proxy"}, Refusal: &guard.Refusal{Code: guard.CodeTimeout, Kind: guard.KindNetwork}})
 	srv := httptest.NewServer(New(Deps{Store: store, Metrics: m.Handler(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	defer srv.Close()
 
@@ -57,12 +58,12 @@ func TestMetricsCountDecisionsRefusalsAndLatencyBehindAuth(t *testing.T) {
 		t.Fatalf("with a token: %d", status)
 	}
 	for _, want := range []string{
-		`outbound_decisions_total{outcome="allowed",tool="fetch_url"} 1`,
-		`outbound_decisions_total{outcome="refused",tool="screenshot"} 1`,
-		`outbound_decisions_total{outcome="refused",tool="proxy"} 1`,
+		`outbound_decisions_total{kind="",outcome="allowed",tool="fetch_url"} 2`,
+		`outbound_decisions_total{kind="policy",outcome="refused",tool="take_screenshot"} 1`,
+		`outbound_decisions_total{kind="network",outcome="refused",tool="proxy"} 1`,
 		`outbound_refusals_total{code="forbidden"} 1`,
 		`outbound_refusals_total{code="timeout"} 1`,
-		`outbound_fetch_seconds_count{tool="fetch_url"} 1`,
+		`outbound_fetch_seconds_count{tool="fetch_url"} 1`, // the cached read takes no time worth timing
 		`outbound_fetch_seconds_bucket{tool="fetch_url",le="0.25"} 1`,
 	} {
 		if !strings.Contains(body, want) {

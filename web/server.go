@@ -38,10 +38,10 @@ type Deps struct {
 	// Reload makes the running guard and tools pick up a saved change
 	// now, rather than at the next revision poll.
 	Reload func(ctx context.Context) error
-	// MCP and ToolAPIs are mounted as they are; they check agents' tokens.
-	// ToolAPIs are served at /api/v1/tools/<name>.
-	MCP      http.Handler
-	ToolAPIs map[string]http.Handler
+	// MCP and Tools are mounted as they are; they check agents' tokens.
+	// Tools serves every registered tool at /api/v1/tools/<name>.
+	MCP   http.Handler
+	Tools ToolAPI
 	// Metrics serves /metrics to an agent's bearer token (a Prometheus
 	// scraper) or a signed-in admin.
 	Metrics http.Handler
@@ -100,8 +100,8 @@ func New(d Deps) *Server {
 	if d.MCP != nil {
 		e.Any("/mcp", echo.WrapHandler(d.MCP))
 	}
-	for name, h := range d.ToolAPIs {
-		e.Any("/api/v1/tools/"+name, echo.WrapHandler(h))
+	if d.Tools != nil {
+		e.Any(toolsPrefix+":name", s.toolAPI)
 	}
 	// Any other /api/ path is a JSON 404, outside the CSRF group below.
 	e.Any("/api/*", s.apiNotFound)

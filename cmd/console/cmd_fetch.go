@@ -28,17 +28,26 @@ func runFetch(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer a.Close()
-	f := tools.NewFetcher(a.Guard(), a.Settings)
-	res := f.Fetch(ctx, tools.Turn{Agent: actor(), Thread: "cli"}, tools.FetchInput{URL: rest[0], Start: start})
+	// The same registry call path as MCP and the API: the call is checked
+	// against the tool's schema and recorded once.
+	reg := tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings})
+	input, err := json.Marshal(map[string]any{"url": rest[0], "start": start})
+	if err != nil {
+		return err
+	}
+	res, err := reg.Call(ctx, tools.Call{Tool: tools.FetchURLName, Turn: tools.Turn{Agent: actor(), Thread: "cli"}, Args: input, From: "input"})
+	if err != nil {
+		return err
+	}
 	if asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res.JSON()); err != nil {
+		if err := enc.Encode(res.API); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprint(e.stdout, res.Answer())
+		fmt.Fprint(e.stdout, res.Text)
 	}
 	if !res.OK() {
 		return refusedError{}

@@ -39,7 +39,8 @@ func runMCP(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer stopShots()
-	server := tools.MCPServer(tools.MCPTools{Fetch: tools.NewFetcher(a.Guard(), a.Settings), Shots: shots, Integrations: a.Integrations()}, buildVersion(), agent)
+	reg := tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings, Shots: shots, Integrations: a.Integrations()})
+	server := reg.MCPServer(buildVersion(), agent)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
 	if errors.Is(err, context.Canceled) {
 		return nil

@@ -43,7 +43,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 func serve(ctx context.Context, e env, db string, l net.Listener) error {
 	log := jsonLog(e.stderr)
 	metrics := web.NewMetrics()
-	a, err := openApp(ctx, db, app.Options{Log: log, Observer: metrics})
+	a, err := openApp(ctx, db, app.Options{Log: log, Metrics: metrics})
 	if err != nil {
 		l.Close()
 		return err
@@ -55,12 +55,14 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 	go a.PurgeLoop(ctx)
 
 	agents := a
-	fetcher := tools.NewFetcher(a.Guard(), a.Settings)
 	shots, stopShots, err := a.Screenshots()
 	if err != nil {
 		return err
 	}
 	defer stopShots()
+	// One registry serves MCP and the API, so both share the page cache,
+	// the turn budget and one turn counter per MCP session.
+	reg := tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings, Shots: shots, Integrations: a.Integrations()})
 	var setup *web.SetupToken
 	if n, err := a.Store().CountUsers(ctx); err != nil {
 		return err
@@ -71,12 +73,8 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 	}
 	srv := web.New(web.Deps{
 		Store: a.Store(), Guard: a.Guard(), Settings: a.Settings, Reload: a.Reload,
-		MCP: tools.MCPHandler(tools.MCPServer(tools.MCPTools{Fetch: fetcher, Shots: shots, Integrations: a.Integrations()}, buildVersion(), ""), agents),
-		ToolAPIs: map[string]http.Handler{
-			"fetch_url":        tools.FetchAPI(fetcher, agents),
-			"take_screenshot":  tools.ScreenshotAPI(shots, agents),
-			"call_integration": tools.IntegrationAPI(a.Integrations(), agents),
-		},
+		MCP:     tools.MCPHandler(reg.MCPServer(buildVersion(), ""), agents),
+		Tools:   reg.API(agents),
 		Metrics: metrics.Handler(),
 		Setup:   setup,
 		Log:     log,

@@ -164,3 +164,30 @@ func assertJSONLog(t *testing.T, stderr, msg string) {
 		t.Fatalf("no %q record in the log:\n%s", msg, stderr)
 	}
 }
+
+// TestToolCommandCallsThroughTheRegistry: console tool calls any tool the
+// way an agent does: schema-checked, and recorded once in the refusal log.
+func TestToolCommandCallsThroughTheRegistry(t *testing.T) {
+	db := existingDB(t)
+	srv := loopbackPage(t, `<title>Status</title><p>ok</p>`)
+	r := runCLI(t, "tool", "--db", db, "fetch_url", `{"url": "`+srv.URL+`/"}`)
+	if r.code != 3 || !strings.Contains(r.stdout, "fetch_url was refused: forbidden (internal_address)") {
+		t.Fatalf("a refused fetch: %+v", r)
+	}
+	r = runCLI(t, "tool", "--db", db, "fetch_url", `{"url": "`+srv.URL+`/", "start": -1}`)
+	if r.code != 3 || !strings.Contains(r.stdout, "(bad_params)") || !strings.Contains(r.stdout, "The field start is -1; it must be 0 or more.") {
+		t.Fatalf("start -1: %+v", r)
+	}
+	r = runCLI(t, "refusals", "--json", "--db", db)
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 2 || rows[0]["tool"] != "fetch_url" {
+		t.Fatalf("the refusal log after two refused calls: %v %s", err, r.stdout)
+	}
+	r = runCLI(t, "tool", "--db", db, "no_such_tool")
+	if r.code != 2 || !strings.Contains(r.stderr, "there is no tool no_such_tool here; use one of: fetch_url, call_integration") {
+		t.Fatalf("an unknown tool: %+v", r)
+	}
+	if r := runCLI(t, "tool", "--db", db, "fetch_url", `{url`); r.code != 2 || !strings.Contains(r.stderr, "is not JSON") {
+		t.Fatalf("input that is not JSON: %+v", r)
+	}
+}

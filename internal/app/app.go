@@ -31,7 +31,8 @@ import (
 type App struct {
 	store    *models.Store
 	guard    *guard.Guard
-	refusals *models.RefusalWriter
+	refusals refusalRows
+	metrics  guard.Recorder
 	log      *slog.Logger
 	dbPath   string
 	// secrets seals integration header secrets; integrations runs them.
@@ -52,8 +53,8 @@ type App struct {
 type Options struct {
 	// Resolver replaces the system resolver (tests inject one).
 	Resolver guard.Resolver
-	// Observer sees every decision, for metrics.
-	Observer guard.Observer
+	// Metrics counts every decision record (web.Metrics); nil counts none.
+	Metrics guard.Recorder
 	// Log receives the one line per decision and the app's own events.
 	Log *slog.Logger
 	// ReadOnly is for commands that only decide or fetch (check, fetch):
@@ -90,12 +91,12 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	a := &App{store: store, log: opts.Log, dbPath: dbPath, onReload: opts.OnReload, passwordCost: opts.PasswordCost}
+	a := &App{store: store, log: opts.Log, metrics: opts.Metrics, dbPath: dbPath, onReload: opts.OnReload, passwordCost: opts.PasswordCost}
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
-	a.guard = guard.New(guard.Options{Resolver: opts.Resolver, Observer: decisionLog{log: a.log, next: opts.Observer}, Reporter: guard.ReporterFunc(a.report)})
+	a.guard = guard.New(guard.Options{Resolver: opts.Resolver, Recorder: guard.RecorderFunc(a.record)})
 	if !opts.ReadOnly {
 		if a.secrets, err = OpenSecretBox(dbPath, opts.Getenv); err != nil {
 			a.Close()

@@ -3,52 +3,77 @@ package app
 import (
 	"context"
 	"log/slog"
-	"net/netip"
-	"strings"
 
 	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/models"
 )
 
-// report turns a guard event into a refusal log row. The writer queues it
-// and never blocks the decision.
-func (a *App) report(e guard.Event) {
-	r := e.Refusal
-	a.refusals.Write(models.Refusal{
-		Time: e.Time, Tool: e.Caller.Tool, URL: r.URL, Host: r.Host, Port: int(e.Port),
-		Addresses: joinAddrs(r.Addresses), Code: string(r.Code), Reason: string(r.Reason),
-		Message: r.Message, Fix: r.Fix, Entry: r.Entry,
-		Agent: e.Caller.Agent, Thread: e.Caller.Thread, Trigger: e.Caller.Trigger,
-		Redirects: strings.Join(e.Redirects, "\n"),
-	})
-	a.log.Info("refused", "tool", e.Caller.Tool, "agent", e.Caller.Agent, "thread", e.Caller.Thread,
-		"url", r.URL, "host", r.Host, "code", r.Code, "reason", r.Reason, "addresses", joinAddrs(r.Addresses))
+// The decision log: one JSON line per guard.Record, that is per tool call
+// and per proxied request, in the manner of Smokescreen's canonical
+// decision line. The field names are constants so that log queries, tests
+// and docs spell them one way.
+const (
+	LogTool     = "tool"
+	LogAgent    = "agent"
+	LogThread   = "thread"
+	LogTrigger  = "trigger"
+	LogURL      = "url"
+	LogHost     = "host"
+	LogPort     = "port"
+	LogDecision = "decision" // allowed or refused; also the line's message
+	LogCode     = "code"
+	LogReason   = "reason"
+	LogKind     = "kind" // policy or network, for a refusal
+	LogCached   = "cached"
+	LogProxied  = "proxied"
+	LogMS       = "ms"
+)
+
+// refusalRows takes the refusal log's rows: the store's batched
+// *models.RefusalWriter, which queues them and never blocks a decision.
+type refusalRows interface {
+	Write(models.Refusal) bool
+	Close(ctx context.Context) error
 }
 
-// decisionLog writes one structured record per allowed decision and passes
-// every observation on (to the metrics). Refusals get their record from
-// report, with the refusal's details, so each decision has exactly one.
-type decisionLog struct {
-	log  *slog.Logger
-	next guard.Observer
+// The values of LogDecision.
+const (
+	DecisionAllowed = "allowed"
+	DecisionRefused = "refused"
+)
+
+// record is the one sink of every decision the guard and the tools
+// enforce: one log line, one metric increment, and for a refusal or a
+// network failure one refusal-log row. The row writer queues and never
+// blocks the decision.
+func (a *App) record(rec guard.Record) {
+	a.logRecord(rec)
+	if a.metrics != nil {
+		a.metrics.Record(rec)
+	}
+	if rec.Refusal != nil {
+		a.refusals.Write(refusalRow(rec))
+	}
 }
 
-func (l decisionLog) Observe(o guard.Observation) {
-	if o.Allowed && l.log.Enabled(context.Background(), slog.LevelInfo) {
-		// Typed attributes: this runs once per proxied request.
-		l.log.LogAttrs(context.Background(), slog.LevelInfo, "allowed",
-			slog.String("tool", o.Caller.Tool), slog.String("agent", o.Caller.Agent), slog.String("thread", o.Caller.Thread),
-			slog.String("url", o.URL), slog.String("host", o.Host), slog.Int64("ms", o.Elapsed.Milliseconds()))
+func (a *App) logRecord(rec guard.Record) {
+	if !a.log.Enabled(context.Background(), slog.LevelInfo) {
+		return
 	}
-	if l.next != nil {
-		l.next.Observe(o)
+	decision := DecisionAllowed
+	if rec.Refusal != nil {
+		decision = DecisionRefused
 	}
-}
-
-func joinAddrs(addrs []netip.Addr) string {
-	parts := make([]string, len(addrs))
-	for i, a := range addrs {
-		parts[i] = a.String()
+	// Typed attributes: this runs once per proxied request.
+	attrs := []slog.Attr{
+		slog.String(LogTool, rec.Caller.Tool), slog.String(LogAgent, rec.Caller.Agent),
+		slog.String(LogThread, rec.Caller.Thread), slog.String(LogTrigger, rec.Caller.Trigger),
+		slog.String(LogURL, rec.URL), slog.String(LogHost, rec.Host), slog.Int(LogPort, int(rec.Port)),
+		slog.String(LogDecision, decision),
 	}
-	return strings.Join(parts, ",")
+	if r := rec.Refusal; r != nil {
+		attrs = append(attrs, slog.String(LogCode, string(r.Code)), slog.String(LogReason, string(r.Reason)), slog.String(LogKind, string(r.KindOf())))
+	}
+	attrs = append(attrs, slog.Bool(LogCached, rec.Cached), slog.Bool(LogProxied, rec.Proxied), slog.Int64(LogMS, rec.Elapsed.Milliseconds()))
+	a.log.LogAttrs(context.Background(), slog.LevelInfo, decision, attrs...)
 }

@@ -17,7 +17,7 @@ func (a *App) Screenshots() (*tools.Screenshotter, func() error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	proxy, err := a.guard.StartProxy(guard.EmbeddedProxyOptions{Caller: guard.Caller{Tool: "screenshot"}})
+	proxy, err := a.guard.StartProxy(guard.EmbeddedProxyOptions{Caller: guard.Caller{Tool: tools.TakeScreenshotName}})
 	if err != nil {
 		refuse.Close()
 		return nil, nil, err

@@ -10,13 +10,13 @@ import (
 	"github.com/outboundhq/outbound/guard/guardtest"
 )
 
-// TestProxyObservesEveryDecision: the proxy's allowed requests reach the
-// Observer (metrics, the decision log) like the client's, not only its
+// TestProxyRecordsEveryDecision: the proxy's allowed requests reach the
+// Recorder (metrics, the decision log) like the client's, not only its
 // refusals.
-func TestProxyObservesEveryDecision(t *testing.T) {
-	obs := &countingObserver{allowed: map[string]int{}, refused: map[Code]int{}}
+func TestProxyRecordsEveryDecision(t *testing.T) {
+	obs := &countingRecorder{allowed: map[string]int{}, refused: map[Code]int{}}
 	dialer := guardtest.NewDialer()
-	g := New(Options{Resolver: newResolver("www.example.com", []string{"93.184.216.34"}), Dial: dialer.Dial, Observer: obs})
+	g := New(Options{Resolver: newResolver("www.example.com", []string{"93.184.216.34"}), Dial: dialer.Dial, Recorder: obs})
 	defer g.Close()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
 	defer srv.Close()

@@ -1,0 +1,215 @@
+package tools
+
+// A tool's input is checked against its schema before the tool runs, on
+// every transport, so a bound written in the schema an MCP client sees is
+// the bound the API and the CLI enforce too. The check covers what the
+// tools' schemas use: an object of typed properties, required ones, no
+// others, and minimum, maximum and maxLength.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/outboundhq/outbound/guard"
+)
+
+// InputError is input that does not match a tool's schema, in sentences
+// for the agent: what is wrong and how to fix it.
+type InputError struct {
+	Message string
+	Fix     string
+}
+
+func (e *InputError) Error() string { return e.Message }
+
+// input decodes raw as an object and checks it: with t.Check when set,
+// otherwise against t.Schema. from names the input in messages.
+func (t *Tool) input(raw json.RawMessage, from string) (map[string]json.RawMessage, error) {
+	if from == "" {
+		from = "input"
+	}
+	example := "Send an object such as " + t.Example + "."
+	args := map[string]json.RawMessage{}
+	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
+		if trimmed[0] != '{' || json.Unmarshal(trimmed, &args) != nil {
+			return nil, &InputError{Message: fmt.Sprintf("The %s must be a JSON object.", from), Fix: example}
+		}
+	}
+	if t.Check != nil {
+		return args, t.Check(args)
+	}
+	return args, checkObject(t.Schema, args, from, example)
+}
+
+func checkObject(s *jsonschema.Schema, args map[string]json.RawMessage, from, example string) error {
+	if s == nil {
+		return nil
+	}
+	for _, name := range s.Required {
+		if v, ok := args[name]; !ok || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+			return &InputError{Message: fmt.Sprintf("The %s has no %s.", from, name), Fix: fmt.Sprintf("Add %q to the %s: %s", name, from, example)}
+		}
+	}
+	names := make([]string, 0, len(args))
+	for name := range args {
+		names = append(names, name)
+	}
+	slices.Sort(names) // the first problem reported is the same every time
+	for _, name := range names {
+		p, ok := s.Properties[name]
+		if !ok {
+			if s.AdditionalProperties != nil {
+				return &InputError{Message: fmt.Sprintf("The %s has an unknown field %q.", from, name), Fix: example}
+			}
+			continue
+		}
+		if err := checkValue(name, p, args[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkValue checks one property's value against its type and bounds.
+func checkValue(name string, p *jsonschema.Schema, raw json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return &InputError{Message: fmt.Sprintf("The field %s is not valid JSON.", name), Fix: "Send " + name + " as " + typeWords(p.Type) + "."}
+	}
+	if v == nil {
+		return nil // null is "not given"; a required field was checked before
+	}
+	wrong := func() error {
+		return &InputError{Message: fmt.Sprintf("The field %s must be %s, not %s.", name, typeWords(p.Type), withArticle(jsonTypeOf(v))),
+			Fix: "Send " + name + " as " + typeWords(p.Type) + "."}
+	}
+	switch p.Type {
+	case "string":
+		s, ok := v.(string)
+		if !ok {
+			return wrong()
+		}
+		if p.MaxLength != nil && utf8.RuneCountInString(s) > *p.MaxLength {
+			return &InputError{Message: fmt.Sprintf("The field %s has %d characters, over the limit of %d.", name, utf8.RuneCountInString(s), *p.MaxLength),
+				Fix: fmt.Sprintf("Send at most %d characters.", *p.MaxLength)}
+		}
+	case "integer", "number":
+		n, ok := v.(float64)
+		if !ok || (p.Type == "integer" && n != math.Trunc(n)) {
+			return wrong()
+		}
+		if (p.Minimum != nil && n < *p.Minimum) || (p.Maximum != nil && n > *p.Maximum) {
+			return &InputError{Message: fmt.Sprintf("The field %s is %s; it must be %s.", name, formatNumber(n), rangeWords(p)),
+				Fix: fmt.Sprintf("Send %s %s.", name, rangeWords(p))}
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return wrong()
+		}
+	case "object":
+		if _, ok := v.(map[string]any); !ok {
+			return wrong()
+		}
+	}
+	return nil
+}
+
+func typeWords(t string) string {
+	switch t {
+	case "integer":
+		return "a whole number"
+	case "boolean":
+		return "true or false"
+	case "object":
+		return "an object"
+	case "":
+		return "a value"
+	}
+	return "a " + t
+}
+
+func jsonTypeOf(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	}
+	return "null"
+}
+
+// rangeWords says a property's bounds: "0 or more", "from 100 to 3840".
+func rangeWords(p *jsonschema.Schema) string {
+	switch {
+	case p.Minimum != nil && p.Maximum != nil:
+		return fmt.Sprintf("from %s to %s", formatNumber(*p.Minimum), formatNumber(*p.Maximum))
+	case p.Minimum != nil:
+		return formatNumber(*p.Minimum) + " or more"
+	case p.Maximum != nil:
+		return "at most " + formatNumber(*p.Maximum)
+	}
+	return "in range"
+}
+
+func formatNumber(n float64) string { return fmt.Sprint(n) }
+
+// inputRefusal is the result of a call refused for its input: a refusal
+// like any other, recorded and shown to the agent, marked so that the
+// API answers it as a bad request.
+func inputRefusal(tool string, err error) Result {
+	msg, fix := err.Error(), "Check the input against the tool's schema."
+	switch e := err.(type) {
+	case *InputError:
+		msg, fix = e.Message, e.Fix
+	case *IntegrationError:
+		msg, fix = e.Sentences()
+	}
+	r := &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonBadParams, Message: msg, Fix: fix}
+	return Result{Refusal: r, Text: RefusalAnswer(tool, r), API: refusedAPI{Error: r, Answer: RefusalAnswer(tool, r)}, input: true}
+}
+
+// refusedAPI is the API's answer for a call refused before its tool ran.
+type refusedAPI struct {
+	OK     bool           `json:"ok"`
+	Error  *guard.Refusal `json:"error"`
+	Answer string         `json:"answer"`
+}
+
+// object and bounds help the tools write their schemas.
+func object(required []string, props map[string]*jsonschema.Schema) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "object", Properties: props, Required: required, AdditionalProperties: falseSchema()}
+}
+
+func falseSchema() *jsonschema.Schema { return &jsonschema.Schema{Not: &jsonschema.Schema{}} }
+
+func bounded(typ, description string, lo, hi *float64) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: typ, Description: description, Minimum: lo, Maximum: hi}
+}
+
+func text(description string, maxLength int) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Description: description, MaxLength: &maxLength}
+}
+
+// decodeArgs reads checked arguments into a tool's input struct.
+func decodeArgs(args map[string]json.RawMessage, v any) error {
+	raw, err := json.Marshal(args)
+	if err == nil {
+		err = json.Unmarshal(raw, v)
+	}
+	if err != nil {
+		return &InputError{Message: "The input could not be read: " + jsonProblem(err), Fix: "Check the input against the tool's schema."}
+	}
+	return nil
+}
