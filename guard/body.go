@@ -44,22 +44,24 @@ func (r *Response) declaredLength() int64 {
 
 func (r *Response) tooLarge(reason Reason, msg string) *Refusal {
 	return r.g.refused(r.ctx, &Refusal{Code: CodeTooLarge, Reason: reason, Message: msg,
-		Fix: "Raise " + whereMaxBytes + " if pages this large should be read.",
-		URL: r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(), Addresses: r.Decision.Addresses()},
+		Fix: "Raise " + r.g.wording.setting(SettingMaxBytes) + " if pages this large should be read.", Remedy: ChangeSetting(SettingMaxBytes),
+		URL: r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(),
+		Addresses: r.Decision.Addresses()},
 		r.Decision.Port, r.Redirects)
 }
 
 func (r *Response) readFailed(err error) *Refusal {
-	ref := &Refusal{Code: CodeUnreachable, Reason: ReasonConnect,
+	ref := &Refusal{Code: CodeUnreachable, Reason: ReasonConnect, Kind: KindNetwork,
 		Message: fmt.Sprintf("Reading the body from %s failed: %s.", r.Decision.Host, rootCause(err)),
 		Fix:     "Try again later.",
-		URL:     r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(), Addresses: r.Decision.Addresses()}
+		URL:     r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(),
+		Addresses: r.Decision.Addresses()}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		p := r.g.Policy()
 		ref.Code, ref.Reason = CodeTimeout, ReasonTimeout
 		ref.Message = fmt.Sprintf("%s did not send the whole page within %s.", r.Decision.Host, p.settings.Timeout)
-		ref.Fix = "Try again later, or raise " + whereTimeout + "."
+		ref.Fix, ref.Remedy = "Try again later, or "+r.g.wording.raise(SettingTimeout)+".", ChangeSetting(SettingTimeout)
 	}
 	return r.g.refused(r.ctx, ref, r.Decision.Port, r.Redirects)
 }
@@ -67,6 +69,7 @@ func (r *Response) readFailed(err error) *Refusal {
 // Report records r as refused by the caller of this response, for tool
 // refusals that depend on the response, such as an unsupported type.
 func (r *Response) Report(ref *Refusal) {
+	ref.stamp(CallerFrom(r.ctx), r.Decision.Port, r.Redirects)
 	if ref.URL == "" {
 		ref.URL = r.URL.String()
 	}
