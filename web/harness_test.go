@@ -18,6 +18,7 @@ import (
 
 	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/guard/guardtest"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
@@ -54,7 +55,7 @@ func newHarnessWith(t *testing.T, more func(*Deps)) *harness {
 	}
 	t.Cleanup(func() { store.Close() })
 	h := &harness{t: t, store: store, resolver: guardtest.NewResolver()}
-	h.guard = guard.New(guard.Options{Resolver: h.resolver})
+	h.guard = guard.New(guard.Options{Resolver: h.resolver, Wording: app.ConsoleWording})
 	t.Cleanup(h.guard.Close)
 	h.setup, _ = NewSetupToken()
 	d := Deps{

@@ -49,6 +49,8 @@ type Deps struct {
 	Setup *SetupToken
 	Log   *slog.Logger
 	Now   func() time.Time
+	// Refusals saves reviews of the refusal log, audited.
+	Refusals RefusalReviewer
 }
 
 // Server is the console.

@@ -81,9 +81,10 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 			"take_screenshot":  tools.ScreenshotAPI(shots, agents),
 			"call_integration": tools.IntegrationAPI(a.Integrations(), agents),
 		},
-		Metrics: metrics.Handler(),
-		Setup:   setup,
-		Log:     log,
+		Metrics:  metrics.Handler(),
+		Setup:    setup,
+		Log:      log,
+		Refusals: a,
 	})
 	srv.UseIntegrations(web.IntegrationDeps{Secrets: a.Secrets(), Runner: a.Integrations()})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/netip"
-	"strings"
 
 	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/models"
@@ -16,13 +15,14 @@ func (a *App) report(e guard.Event) {
 	r := e.Refusal
 	a.refusals.Write(models.Refusal{
 		Time: e.Time, Tool: e.Caller.Tool, URL: r.URL, Host: r.Host, Port: int(e.Port),
-		Addresses: joinAddrs(r.Addresses), Code: string(r.Code), Reason: string(r.Reason),
-		Message: r.Message, Fix: r.Fix, Entry: r.Entry,
+		Addresses: addrTexts(r.Addresses), Code: string(r.Code), Reason: string(r.Reason), Kind: string(r.KindOf()),
+		Message: r.Message, Fix: r.Fix, RemedyKind: string(r.Remedy.Kind), RemedyValue: r.Remedy.Value(), Entry: r.Entry,
 		Agent: e.Caller.Agent, Thread: e.Caller.Thread, Trigger: e.Caller.Trigger,
-		Redirects: strings.Join(e.Redirects, "\n"),
+		Redirects: e.Redirects,
 	})
 	a.log.Info("refused", "tool", e.Caller.Tool, "agent", e.Caller.Agent, "thread", e.Caller.Thread,
-		"url", r.URL, "host", r.Host, "code", r.Code, "reason", r.Reason, "addresses", joinAddrs(r.Addresses))
+		"url", r.URL, "host", r.Host, "code", r.Code, "reason", r.Reason, "kind", r.KindOf(),
+		"remedy", r.Remedy.Kind, "addresses", addrTexts(r.Addresses), "redirects", e.Redirects)
 }
 
 // decisionLog writes one structured record per allowed decision and passes
@@ -45,10 +45,14 @@ func (l decisionLog) Observe(o guard.Observation) {
 	}
 }
 
-func joinAddrs(addrs []netip.Addr) string {
-	parts := make([]string, len(addrs))
-	for i, a := range addrs {
-		parts[i] = a.String()
+// addrTexts is addrs as the store keeps them: a list, never joined text.
+func addrTexts(addrs []netip.Addr) []string {
+	if len(addrs) == 0 {
+		return nil
 	}
-	return strings.Join(parts, ",")
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = a.String()
+	}
+	return out
 }
