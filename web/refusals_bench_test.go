@@ -28,7 +28,7 @@ import (
 const (
 	webBenchRows  = 1_000_000
 	webBenchHosts = 5000
-	webBenchSeed  = "web-refusals-v1"
+	webBenchSeed  = "web-refusals-v2"
 )
 
 // webBenchEnd is the newest refusal's time; the rows reach back 90 days.
