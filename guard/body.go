@@ -44,22 +44,21 @@ func (r *Response) declaredLength() int64 {
 
 func (r *Response) tooLarge(reason Reason, msg string) *Refusal {
 	return r.settle(&Refusal{Code: CodeTooLarge, Reason: reason, Message: msg,
-		Fix: "Raise " + whereMaxBytes + " if pages this large should be read.",
+		Fix: "Raise " + r.g.wording.setting(SettingMaxBytes) + " if pages this large should be read.", Remedy: ChangeSetting(SettingMaxBytes),
 		URL: r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(), Addresses: r.Decision.Addresses()})
 }
 
 func (r *Response) readFailed(err error) *Refusal {
-	ref := &Refusal{Code: CodeUnreachable, Reason: ReasonConnect,
+	ref := &Refusal{Code: CodeUnreachable, Reason: ReasonConnect, Kind: KindNetwork,
 		Message: fmt.Sprintf("Reading the body from %s failed: %s.", r.Decision.Host, rootCause(err)),
 		Fix:     "Try again later.",
-		URL:     r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(), Addresses: r.Decision.Addresses(),
-		Kind: KindNetwork}
+		URL:     r.URL.String(), Host: r.Decision.Host, Entry: r.Decision.Entry.String(), Addresses: r.Decision.Addresses()}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		p := r.g.Policy()
 		ref.Code, ref.Reason = CodeTimeout, ReasonTimeout
 		ref.Message = fmt.Sprintf("%s did not send the whole page within %s.", r.Decision.Host, p.settings.Timeout)
-		ref.Fix = "Try again later, or raise " + whereTimeout + "."
+		ref.Fix, ref.Remedy = "Try again later, or "+r.g.wording.raise(SettingTimeout)+".", ChangeSetting(SettingTimeout)
 	}
 	return r.settle(ref)
 }

@@ -137,7 +137,7 @@ func (g *Guard) do(ctx context.Context, p *Policy, req Request) (*Response, erro
 		if hop >= s.Redirects {
 			return nil, g.refused(ctx, &Refusal{Code: CodeTooLarge, Reason: ReasonRedirects, URL: raw, Host: d.Host,
 				Message: fmt.Sprintf("The page redirected more than %d times.", s.Redirects),
-				Fix:     "Give the agent the final URL directly, or raise " + whereRedirects + "."}, d.Port, redirects[:len(redirects)-1])
+				Fix:     "Give the agent the final URL directly, or " + g.wording.raise(SettingRedirects) + ".", Remedy: ChangeSetting(SettingRedirects)}, d.Port, redirects[:len(redirects)-1])
 		}
 		next, err := d.URL.Parse(loc)
 		if loc == "" || err != nil {
@@ -195,12 +195,12 @@ func (g *Guard) transportRefusal(ctx context.Context, err error, d *Decision, s 
 		c.URL = d.URL.String()
 		return &c
 	}
-	base := Refusal{URL: d.URL.String(), Host: d.Host, Entry: d.Entry.String(), Addresses: d.Addresses(), Kind: KindNetwork}
+	base := Refusal{URL: d.URL.String(), Host: d.Host, Port: d.Port, Entry: d.Entry.String(), Addresses: d.Addresses(), Kind: KindNetwork}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		base.Code, base.Reason = CodeTimeout, ReasonTimeout
 		base.Message = fmt.Sprintf("%s did not answer within %s.", d.Host, s.Timeout)
-		base.Fix = "Try again later, or raise " + whereTimeout + "."
+		base.Fix, base.Remedy = "Try again later, or "+g.wording.raise(SettingTimeout)+".", ChangeSetting(SettingTimeout)
 		return &base
 	}
 	base.Code, base.Reason = CodeUnreachable, ReasonConnect

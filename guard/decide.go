@@ -15,16 +15,6 @@ type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
-// The settings an admin changes, named the way the console shows them, so
-// that a refusal's fix leads straight to the right control.
-const (
-	whereAllowlist = "Integrations → Outbound web access"
-	whereTimeout   = "Settings → Timeout (timeout)"
-	whereMaxBytes  = "Settings → Max bytes (max_bytes)"
-	whereRedirects = "Settings → Redirects (redirects)"
-	wherePorts     = "Settings → Allowed ports (ports)"
-)
-
 // Decide parses raw and decides it under this policy, resolving the host
 // with r. It sends no request.
 func (p *Policy) Decide(ctx context.Context, r Resolver, raw string) Decision {
@@ -74,25 +64,25 @@ func (p *Policy) DecideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 func (p *Policy) decideURL(ctx context.Context, r Resolver, u *url.URL, raw string) Decision {
 	d := Decision{Input: raw, URL: u}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return d.refuse(CodeInvalid, ReasonScheme, schemeMessage(u.Scheme), "Ask for an http:// or https:// link instead.")
+		return d.refuse(CodeInvalid, ReasonScheme, schemeMessage(u.Scheme), "Ask for an http:// or https:// link instead.", Remedy{})
 	}
 	if u.Opaque != "" {
-		return d.refuse(CodeInvalid, ReasonBadURL, "The URL has no // after its scheme, so it names no host.", "Write the URL as "+u.Scheme+"://host/path.")
+		return d.refuse(CodeInvalid, ReasonBadURL, "The URL has no // after its scheme, so it names no host.", "Write the URL as "+u.Scheme+"://host/path.", Remedy{})
 	}
 	if u.User != nil {
-		return d.refuse(CodeInvalid, ReasonCredentials, "The URL carries a user name or password (user@host), which is never sent.", "Remove the user:password@ part from the URL.")
+		return d.refuse(CodeInvalid, ReasonCredentials, "The URL carries a user name or password (user@host), which is never sent.", "Remove the user:password@ part from the URL.", Remedy{})
 	}
 	hostname, portText := u.Hostname(), u.Port()
 	h, problem := parseHost(hostname)
 	switch problem {
 	case hostEmpty:
-		return d.refuse(CodeInvalid, ReasonEmptyHost, "The URL has no host.", "Give a full URL such as https://status.example.com/.")
+		return d.refuse(CodeInvalid, ReasonEmptyHost, "The URL has no host.", "Give a full URL such as https://status.example.com/.", Remedy{})
 	case hostBadName:
-		return d.refuse(CodeInvalid, ReasonBadHost, fmt.Sprintf("The host %q is not a valid host name or IP address.", hostname), "Check the host for typos; names use letters, digits, hyphens and dots.")
+		return d.refuse(CodeInvalid, ReasonBadHost, fmt.Sprintf("The host %q is not a valid host name or IP address.", hostname), "Check the host for typos; names use letters, digits, hyphens and dots.", Remedy{})
 	case hostNumeric:
-		return d.refuse(CodeInvalid, ReasonNumericHost, fmt.Sprintf("The host %q is an IP address in a non-standard numeric form, which is refused.", hostname), "Write an IPv4 address as four decimal numbers, such as 93.184.216.34.")
+		return d.refuse(CodeInvalid, ReasonNumericHost, fmt.Sprintf("The host %q is an IP address in a non-standard numeric form, which is refused.", hostname), "Write an IPv4 address as four decimal numbers, such as 93.184.216.34.", Remedy{})
 	case hostZone:
-		return d.refuse(CodeInvalid, ReasonZone, fmt.Sprintf("The host %q is an IPv6 address with a zone, which is never reached.", hostname), "Use a public host name or address.")
+		return d.refuse(CodeInvalid, ReasonZone, fmt.Sprintf("The host %q is an IPv6 address with a zone, which is never reached.", hostname), "Use a public host name or address.", Remedy{})
 	}
 	d.Host = h.text
 	if h.ip.IsValid() {
@@ -101,7 +91,7 @@ func (p *Policy) decideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 
 	port, ok := parsePort(portText, u.Scheme)
 	if !ok {
-		return d.refuse(CodeInvalid, ReasonBadPort, fmt.Sprintf("The port %q is not a number from 1 to 65535.", portText), "Remove the port or fix it.")
+		return d.refuse(CodeInvalid, ReasonBadPort, fmt.Sprintf("The port %q is not a number from 1 to 65535.", portText), "Remove the port or fix it.", Remedy{})
 	}
 	d.Port = port
 	// The request is built from u, so u must name exactly what was decided:
@@ -121,10 +111,12 @@ func (p *Policy) decideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 	}
 
 	// A host the admin listed, on another port, is a port problem.
+	w := p.wording
 	if d.Entry.IsZero() && listed {
+		e := suggestEntry(h, port)
 		return d.refuse(CodeForbidden, ReasonPort,
 			fmt.Sprintf("%s is allowed, but not on port %d.", d.Host, port),
-			fmt.Sprintf("Add %s under %s to allow that port.", suggestEntry(h, port), whereAllowlist))
+			fmt.Sprintf("Add %s %s to allow that port.", e, w.allowlist()), AddEntry(e))
 	}
 
 	// What the host is decides before whether it is listed: a refusal for
@@ -135,27 +127,32 @@ func (p *Policy) decideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 			if nc.metadata {
 				return d.refuse(CodeForbidden, ReasonMetadata,
 					fmt.Sprintf("%s is %s, which hands out credentials and is always refused.", h.name, nc.why),
-					"Nothing should unlock it; a host-name entry never does.")
+					"Nothing should unlock it; a host-name entry never does.", Remedy{})
 			}
 			if d.Entry.IsZero() || d.Entry.wildcard {
+				e := suggestEntry(h, port)
 				return d.refuse(CodeForbidden, ReasonInternalName,
 					fmt.Sprintf("%s is %s, which is refused.", h.name, nc.why),
-					fmt.Sprintf("If the agent should reach it, add %s as a literal entry under %s.", suggestEntry(h, port), whereAllowlist))
+					fmt.Sprintf("If the agent should reach it, add %s as a literal entry %s.", e, w.allowlist()), AddEntry(e))
 			}
 		}
 	} else if c := ClassifyAddr(h.ip); !c.Public() && !unlocks(d.Entry, c.Kind, h.ip) {
-		return d.refuseAddr(h, h.ip, c)
+		return d.refuseAddr(w, h, h.ip, c)
 	}
 
 	switch {
 	case p.list.Len() > 0 && d.Entry.IsZero():
+		e := suggestEntry(h, port)
 		return d.refuse(CodeForbidden, ReasonNotAllowlisted,
 			fmt.Sprintf("%s is not on the outbound allowlist.", d.Host),
-			fmt.Sprintf("Add %s under %s.", suggestEntry(h, port), whereAllowlist))
+			fmt.Sprintf("Add %s %s.", e, w.allowlist()), AddEntry(e))
 	case p.list.Len() == 0 && !portOpen:
+		// Two fixes; the entry is the one that admits exactly this host,
+		// the port setting opens the port for every public host.
+		e := suggestEntry(h, port)
 		return d.refuse(CodeForbidden, ReasonPort,
 			fmt.Sprintf("Port %d is not open; only ports %s are.", port, p.settings.openPorts()),
-			fmt.Sprintf("Add %d under %s, or add %s under %s.", port, wherePorts, suggestEntry(h, port), whereAllowlist))
+			fmt.Sprintf("Open port %d in %s, or add %s %s.", port, w.setting(SettingPorts), e, w.allowlist()), AddEntry(e))
 	}
 
 	if h.name != "" && r != nil {
@@ -165,14 +162,16 @@ func (p *Policy) decideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 		addrs, err := r.LookupNetIP(ctx, "ip", h.name+".")
 		if err != nil || len(addrs) == 0 {
 			if ctx.Err() != nil {
-				return d.refuse(CodeTimeout, ReasonTimeout, fmt.Sprintf("Looking up %s took too long.", h.name), "Try again later, or raise "+whereTimeout+".")
+				return d.refuse(CodeTimeout, ReasonTimeout, fmt.Sprintf("Looking up %s took too long.", h.name),
+					"Try again later, or "+w.raise(SettingTimeout)+".", ChangeSetting(SettingTimeout)).network()
 			}
-			return d.refuse(CodeUnreachable, ReasonDNS, fmt.Sprintf("The host %s could not be found in DNS.", h.name), "Check the host name for typos.")
+			return d.refuse(CodeUnreachable, ReasonDNS, fmt.Sprintf("The host %s could not be found in DNS.", h.name),
+				"Check the host name for typos.", Remedy{}).network()
 		}
 		d.resolved = unmapAll(addrs)
 		for _, a := range d.resolved {
 			if c := ClassifyAddr(a); !c.Public() && !unlocks(d.Entry, c.Kind, a) {
-				return d.refuseAddr(h, a, c)
+				return d.refuseAddr(w, h, a, c)
 			}
 		}
 	}
@@ -197,12 +196,18 @@ func unlocks(e Entry, kind AddrKind, a netip.Addr) bool {
 	return false
 }
 
-func (d Decision) refuse(code Code, reason Reason, message, fix string) Decision {
-	d.Allowed, d.Code, d.Reason, d.Message, d.Fix = false, code, reason, message, fix
+func (d Decision) refuse(code Code, reason Reason, message, fix string, remedy Remedy) Decision {
+	d.Allowed, d.Code, d.Reason, d.Message, d.Fix, d.Remedy = false, code, reason, message, fix, remedy
 	return d
 }
 
-func (d Decision) refuseAddr(h host, a netip.Addr, c AddrClass) Decision {
+// network marks a refusal as a failure of the network, not of the policy.
+func (d Decision) network() Decision {
+	d.Kind = KindNetwork
+	return d
+}
+
+func (d Decision) refuseAddr(w Wording, h host, a netip.Addr, c AddrClass) Decision {
 	d.Range = c.Range
 	subject := a.String()
 	if h.name != "" {
@@ -211,23 +216,29 @@ func (d Decision) refuseAddr(h host, a netip.Addr, c AddrClass) Decision {
 	if c.Kind == KindMetadata {
 		return d.refuse(CodeForbidden, ReasonMetadata,
 			fmt.Sprintf("%s is a %s, which hands out credentials and is always refused.", subject, c.Range),
-			fmt.Sprintf("Only a literal IP entry %s under %s unlocks it; you almost certainly do not want that.", a, whereAllowlist))
+			fmt.Sprintf("Only adding the literal IP entry %s %s unlocks it; you almost certainly do not want that.", a, w.allowlist()), Remedy{})
 	}
 	msg := fmt.Sprintf("%s is in the %s, which is refused.", subject, c.Range)
 	var fix string
+	// No remedy where the request as made stays refused: a special range,
+	// or a host name (never) resolving to a link-local address.
+	var remedy Remedy
 	switch {
 	case c.Kind == KindSpecial:
 		fix = "Nothing unlocks this range; use a public address."
 	case c.Kind == KindLinkLocal && h.name != "":
-		fix = fmt.Sprintf("A host name never reaches a link-local address; if the agent must, use the address %s in the URL and add %s as a literal IP entry under %s.", a, suggestEntry(host{ip: a}, d.Port), whereAllowlist)
+		fix = fmt.Sprintf("A host name never reaches a link-local address; if the agent must, use the address %s in the URL and add %s as a literal IP entry %s.", a, suggestEntry(host{ip: a}, d.Port), w.allowlist())
 	case c.Kind == KindLinkLocal:
-		fix = fmt.Sprintf("Only a literal IP entry %s under %s unlocks a link-local address.", suggestEntry(host{ip: a}, d.Port), whereAllowlist)
+		e := suggestEntry(host{ip: a}, d.Port)
+		fix, remedy = fmt.Sprintf("Only adding the literal IP entry %s %s unlocks a link-local address.", e, w.allowlist()), AddEntry(e)
 	case d.Entry.wildcard:
-		fix = fmt.Sprintf("The wildcard %s never unlocks internal addresses; add %s as a literal entry under %s.", d.Entry, suggestEntry(h, d.Port), whereAllowlist)
+		e := suggestEntry(h, d.Port)
+		fix, remedy = fmt.Sprintf("The wildcard %s never unlocks internal addresses; add %s as a literal entry %s.", d.Entry, e, w.allowlist()), AddEntry(e)
 	default:
-		fix = fmt.Sprintf("If the agent should reach it, add %s as a literal entry under %s.", suggestEntry(h, d.Port), whereAllowlist)
+		e := suggestEntry(h, d.Port)
+		fix, remedy = fmt.Sprintf("If the agent should reach it, add %s as a literal entry %s.", e, w.allowlist()), AddEntry(e)
 	}
-	return d.refuse(CodeForbidden, ReasonInternalAddress, msg, fix)
+	return d.refuse(CodeForbidden, ReasonInternalAddress, msg, fix, remedy)
 }
 
 func schemeMessage(scheme string) string {

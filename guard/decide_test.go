@@ -156,25 +156,88 @@ func TestDecideAllowlist(t *testing.T) {
 	}
 }
 
-func TestDecideFixNamesTheSetting(t *testing.T) {
+// consoleWording is a product's wording, as a console passes it in.
+var consoleWording = Wording{
+	Allowlist: "under Integrations → Outbound web access",
+	Setting: func(key string) string {
+		if key == SettingPorts {
+			return "Settings → Allowed ports (ports)"
+		}
+		return ""
+	},
+}
+
+func TestDecideFixAndRemedyNameTheSetting(t *testing.T) {
 	r := newResolver("intranet.corp", []string{"10.1.2.3"}, "status.example.com", []string{"93.184.216.34"}, "x.docs.example.com", []string{"10.0.0.1"})
 	tests := []struct {
-		name, url string
-		entries   []string
-		fix       string
+		name, url       string
+		entries         []string
+		neutral, worded string
+		remedy          Remedy
 	}{
-		{"not listed", "http://intranet.corp:8080/", []string{"status.example.com"}, "add intranet.corp:8080 under Integrations → Outbound web access"},
-		{"literal needed", "http://intranet.corp/", nil, "add intranet.corp as a literal entry under Integrations → Outbound web access"},
-		{"wildcard", "http://x.docs.example.com/", []string{"*.docs.example.com"}, "The wildcard *.docs.example.com never unlocks internal addresses; add x.docs.example.com as a literal entry"},
-		{"port", "http://status.example.com:8080/", nil, "Add 8080 under Settings → Allowed ports (ports), or add status.example.com:8080 under Integrations → Outbound web access"},
+		{"not listed", "http://intranet.corp:8080/", []string{"status.example.com"},
+			"Add intranet.corp:8080 to the allowlist.", "Add intranet.corp:8080 under Integrations → Outbound web access.", AddEntry("intranet.corp:8080")},
+		{"literal needed", "http://intranet.corp/", nil,
+			"add intranet.corp as a literal entry to the allowlist", "add intranet.corp as a literal entry under Integrations → Outbound web access", AddEntry("intranet.corp")},
+		{"wildcard", "http://x.docs.example.com/", []string{"*.docs.example.com"},
+			"The wildcard *.docs.example.com never unlocks internal addresses; add x.docs.example.com as a literal entry to the allowlist",
+			"add x.docs.example.com as a literal entry under Integrations → Outbound web access", AddEntry("x.docs.example.com")},
+		{"port", "http://status.example.com:8080/", nil,
+			"Open port 8080 in the ports setting, or add status.example.com:8080 to the allowlist.",
+			"Open port 8080 in Settings → Allowed ports (ports), or add status.example.com:8080 under Integrations → Outbound web access.", AddEntry("status.example.com:8080")},
+		{"metadata", "http://169.254.169.254/", nil,
+			"to the allowlist unlocks it", "under Integrations → Outbound web access unlocks it", Remedy{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := mustPolicy(t, DefaultSettings(), tt.entries...).Decide(context.Background(), r, tt.url)
-			if d.Allowed || !strings.Contains(strings.ToLower(d.Fix), strings.ToLower(tt.fix)) {
-				t.Fatalf("Fix = %q, want it to contain %q", d.Fix, tt.fix)
+			p := mustPolicy(t, DefaultSettings(), tt.entries...)
+			d := p.Decide(context.Background(), r, tt.url)
+			if d.Allowed || !strings.Contains(d.Fix, tt.neutral) {
+				t.Fatalf("neutral Fix = %q, want it to contain %q", d.Fix, tt.neutral)
+			}
+			if strings.Contains(d.Fix, "→") {
+				t.Errorf("neutral Fix = %q names a product's menu", d.Fix)
+			}
+			if d.Remedy != tt.remedy || d.Refusal().Remedy != tt.remedy {
+				t.Errorf("Remedy = %+v, want %+v", d.Remedy, tt.remedy)
+			}
+			w := p.WithWording(consoleWording).Decide(context.Background(), r, tt.url)
+			if !strings.Contains(w.Fix, tt.worded) {
+				t.Fatalf("worded Fix = %q, want it to contain %q", w.Fix, tt.worded)
+			}
+			if w.Remedy != tt.remedy {
+				t.Errorf("worded Remedy = %+v, want %+v: wording never changes the remedy", w.Remedy, tt.remedy)
 			}
 		})
+	}
+}
+
+func TestGuardAppliesItsWordingToEveryPolicy(t *testing.T) {
+	r := newResolver("intranet.corp", []string{"10.1.2.3"})
+	g := New(Options{Resolver: r, Wording: consoleWording})
+	want := "under Integrations → Outbound web access"
+	if d := g.Decide(context.Background(), "http://intranet.corp/"); !strings.Contains(d.Fix, want) {
+		t.Fatalf("initial policy: Fix = %q, want %q", d.Fix, want)
+	}
+	p := mustPolicy(t, DefaultSettings(), "status.example.com")
+	g.SetPolicy(p)
+	if d := g.Decide(context.Background(), "http://intranet.corp/"); !strings.Contains(d.Fix, want) {
+		t.Fatalf("after SetPolicy: Fix = %q, want %q", d.Fix, want)
+	}
+	if d := p.Decide(context.Background(), r, "http://intranet.corp/"); strings.Contains(d.Fix, "→") {
+		t.Fatalf("SetPolicy changed the caller's policy: its Fix = %q", d.Fix)
+	}
+}
+
+func TestNetworkFailuresAreOfKindNetwork(t *testing.T) {
+	r := newResolver("status.example.com", []string{"93.184.216.34"})
+	d := mustPolicy(t, DefaultSettings()).Decide(context.Background(), r, "http://nowhere.example.com/")
+	if d.Allowed || d.Reason != ReasonDNS || d.Refusal().KindOf() != KindNetwork || d.Remedy.Kind != RemedyNone {
+		t.Fatalf("dns failure: reason %q kind %q remedy %+v, want dns, network, none", d.Reason, d.Refusal().KindOf(), d.Remedy)
+	}
+	d = mustPolicy(t, DefaultSettings(), "status.example.com").Decide(context.Background(), r, "http://intranet.corp/")
+	if d.Refusal().KindOf() != KindPolicy {
+		t.Fatalf("not allowlisted: kind %q, want policy", d.Refusal().KindOf())
 	}
 }
 

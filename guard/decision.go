@@ -26,6 +26,10 @@ type Decision struct {
 	Reason  Reason
 	Message string
 	Fix     string
+	// Remedy is Fix as data; Kind tells a network failure (a name that
+	// did not resolve in time) from a refusal of the policy.
+	Remedy Remedy
+	Kind   Kind
 	// Range names the address range that refused the request, if any.
 	Range string
 	// Entry is the allowlist entry that admitted (or was considered for)
@@ -55,8 +59,8 @@ func (d *Decision) Refusal() *Refusal {
 		return nil
 	}
 	r := &Refusal{
-		Code: d.Code, Reason: d.Reason, Message: d.Message, Fix: d.Fix,
-		URL: d.urlString(), Host: d.Host, Entry: d.Entry.String(),
+		Code: d.Code, Reason: d.Reason, Message: d.Message, Fix: d.Fix, Remedy: d.Remedy, Kind: d.Kind,
+		URL: d.urlString(), Host: d.Host, Port: d.Port, Entry: d.Entry.String(),
 		Addresses: d.Addresses(), Range: d.Range,
 	}
 	// The only unreachable and timeout outcomes a decision has are a name
@@ -84,12 +88,14 @@ type decisionJSON struct {
 	Reason    Reason       `json:"reason,omitempty"`
 	Message   string       `json:"message,omitempty"`
 	Fix       string       `json:"fix,omitempty"`
+	Remedy    Remedy       `json:"remedy,omitzero"`
+	Kind      Kind         `json:"kind,omitempty"`
 	Range     string       `json:"range,omitempty"`
 	Entry     string       `json:"entry,omitempty"`
 	Addresses []netip.Addr `json:"addresses"`
 }
 
-// MarshalJSON prints {"url","allowed","code","reason","message","fix","entry","addresses"}.
+// MarshalJSON prints {"url","allowed","code","reason","message","fix","remedy","kind","range","entry","addresses"}.
 func (d Decision) MarshalJSON() ([]byte, error) {
 	addrs := d.Addresses()
 	if addrs == nil {
@@ -97,6 +103,6 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(decisionJSON{
 		URL: d.urlString(), Allowed: d.Allowed, Code: d.Code, Reason: d.Reason,
-		Message: d.Message, Fix: d.Fix, Range: d.Range, Entry: d.Entry.String(), Addresses: addrs,
+		Message: d.Message, Fix: d.Fix, Remedy: d.Remedy, Kind: d.Kind, Range: d.Range, Entry: d.Entry.String(), Addresses: addrs,
 	})
 }

@@ -21,6 +21,8 @@ type permit struct {
 	port  uint16
 	entry Entry
 	addrs []netip.Addr
+	// wording is the guard's, for the fix of a connect-time refusal.
+	wording Wording
 }
 
 type permitKey struct{}
@@ -46,6 +48,9 @@ func (g *Guard) dialContext(ctx context.Context, network, address string) (net.C
 		}
 		pm = &permit{host: d.Host, port: d.Port, entry: d.Entry, addrs: d.Addresses()}
 	}
+	withWording := *pm // the permit in ctx is shared; this copy is the dial's own
+	withWording.wording = g.wording
+	pm = &withWording
 	var errs []error
 	for _, a := range pm.addrs {
 		conn, err := g.connect(ctx, network, netip.AddrPortFrom(a, pm.port), pm)
@@ -99,12 +104,19 @@ func checkConnect(pm *permit, address string) error {
 }
 
 func connectRefusal(pm *permit, address, why string) *Refusal {
+	h := host{name: pm.host}
+	if ip, err := netip.ParseAddr(pm.host); err == nil {
+		h = host{ip: ip}
+	}
+	e := suggestEntry(h, pm.port)
 	return &Refusal{
 		Code:      CodeForbidden,
 		Reason:    ReasonConnectCheck,
 		Message:   fmt.Sprintf("The connection to %s was stopped: %s %s.", pm.host, address, why),
-		Fix:       "If " + pm.host + " is meant to be reached, add it as a literal entry under " + whereAllowlist + ".",
+		Fix:       "If " + pm.host + " is meant to be reached, add " + e + " as a literal entry " + pm.wording.allowlist() + ".",
+		Remedy:    AddEntry(e),
 		Host:      pm.host,
+		Port:      pm.port,
 		Entry:     pm.entry.String(),
 		Addresses: pm.addrs,
 	}

@@ -39,10 +39,17 @@
 //
 // A Decision, and a Refusal when it goes wrong, carries a Code (invalid,
 // forbidden, unreachable, too_large, timeout, unsupported, too_many), a
-// finer Reason, one sentence the agent can read, and a Fix that names the
-// setting an admin would change. The same value reaches the agent, the
-// refusal log (through a Recorder, one Record per request), the CLI and
-// the API.
+// finer Reason, one sentence the agent can read, a Fix that names the
+// setting an admin would change, and the same fix as data, a Remedy (add
+// this entry, change that setting, or nothing helps), so that no program
+// ever reads the Fix's prose to decide what to offer. A Refusal's Kind
+// keeps failures of the network apart from refusals of the policy. The
+// same value reaches the agent, the refusal log (through a Recorder, one
+// Record per request), the CLI and the API.
+//
+// The guard speaks as a library: its fixes say "the allowlist" and "the
+// timeout setting". A product names its own controls by passing a Wording
+// in Options; the guard applies it to every policy it is given.
 //
 // # One record per request
 //

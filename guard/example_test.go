@@ -43,11 +43,11 @@ func Example() {
 	// Output:
 	// refused http://169.254.169.254/latest/meta-data/iam/: forbidden/metadata
 	//   169.254.169.254 is a cloud metadata endpoint (AWS, GCP, Azure, OpenStack), which hands out credentials and is always refused.
-	//   fix: Only a literal IP entry 169.254.169.254 under Integrations → Outbound web access unlocks it; you almost certainly do not want that.
+	//   fix: Only adding the literal IP entry 169.254.169.254 to the allowlist unlocks it; you almost certainly do not want that.
 	// allowed http://10.20.0.7:8080/health by 10.20.0.7:8080
 	// refused http://10.20.0.7/health: forbidden/port
 	//   10.20.0.7 is allowed, but not on port 80.
-	//   fix: Add 10.20.0.7 under Integrations → Outbound web access to allow that port.
+	//   fix: Add 10.20.0.7 to the allowlist to allow that port.
 }
 
 // With an empty allowlist (PUBLIC WEB) any public host is reachable, and

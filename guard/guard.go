@@ -15,6 +15,9 @@ type Options struct {
 	// Policy is the initial policy; nil means an empty allowlist with
 	// DefaultSettings.
 	Policy *Policy
+	// Wording names the product's controls in refusals' fixes; the zero
+	// value speaks neutrally ("add HOST to the allowlist").
+	Wording Wording
 	// Resolver resolves host names; nil means net.DefaultResolver.
 	Resolver Resolver
 	// Recorder, when set, receives one Record per request the guard
@@ -39,6 +42,7 @@ type Guard struct {
 	dial      func(ctx context.Context, network, address string) (net.Conn, error)
 	now       func() time.Time
 	tlsConfig *tls.Config
+	wording   Wording
 }
 
 // snapshot pairs a policy with the HTTP transport whose connections were
@@ -64,11 +68,12 @@ func New(opts Options) *Guard {
 	if g.now == nil {
 		g.now = time.Now
 	}
+	g.wording = opts.Wording
 	p := opts.Policy
 	if p == nil {
 		p = &Policy{list: &Allowlist{}, settings: DefaultSettings()}
 	}
-	g.snap.Store(&snapshot{policy: p, transport: g.newTransport()})
+	g.snap.Store(&snapshot{policy: p.WithWording(g.wording), transport: g.newTransport()})
 	return g
 }
 
@@ -90,15 +95,15 @@ func (g *Guard) newTransport() *http.Transport {
 // Policy returns the policy in force.
 func (g *Guard) Policy() *Policy { return g.snap.Load().policy }
 
-// SetPolicy swaps in p, with a fresh connection pool, for every later
-// decision, and closes the old pool's idle connections. Requests in flight
+// SetPolicy swaps in p, speaking with the guard's Wording, with a fresh
+// connection pool, for every later decision, and closes the old pool's idle connections. Requests in flight
 // finish under the checks they passed; their connections go back to the
 // old pool, which nothing uses any more, and close when idle.
 func (g *Guard) SetPolicy(p *Policy) {
 	if p == nil {
 		return
 	}
-	if old := g.snap.Swap(&snapshot{policy: p, transport: g.newTransport()}); old != nil {
+	if old := g.snap.Swap(&snapshot{policy: p.WithWording(g.wording), transport: g.newTransport()}); old != nil {
 		old.transport.CloseIdleConnections()
 	}
 }

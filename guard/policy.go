@@ -6,6 +6,8 @@ package guard
 type Policy struct {
 	list     *Allowlist
 	settings Settings
+	// wording names the admin's controls in refusals' fixes.
+	wording Wording
 }
 
 // NewPolicy validates the settings and builds the allowlist.

@@ -47,6 +47,13 @@ import (
 // for a credential it does not know. The proxy answers it with 407.
 var ErrProxyCredential = errors.New("the proxy credential is unknown or revoked")
 
+// ErrRevokedCredential is what Authenticate returns, or wraps, for a
+// credential its owner revoked moments ago: a straggling request of a call
+// that has ended (a browser context's last fetches), not a guess. It is
+// answered 407 like any wrong credential but not recorded, so a finished
+// screenshot never leaves refusal rows behind it.
+var ErrRevokedCredential = errors.New("the proxy credential was revoked when its call ended")
+
 // ProxyOptions configure a Proxy.
 type ProxyOptions struct {
 	// Authenticate maps the user name and password of the request's
@@ -146,6 +153,8 @@ func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bo
 			}})
 		}
 		p.challenge(w, "The proxy credential is unknown or revoked.")
+	case errors.Is(err, ErrRevokedCredential):
+		p.challenge(w, "The proxy credential was revoked: the call it was issued for has ended.")
 	default:
 		writeText(w, http.StatusServiceUnavailable, "The proxy could not check the credential: "+err.Error()+".\nFix: Try again; if it persists, check the proxy's log.\n")
 	}

@@ -47,7 +47,14 @@ type EmbeddedProxy struct {
 type credential struct {
 	pass   string
 	caller Caller
+	// revokedAt is set when the call ended; the credential is then kept
+	// for revokedGrace only to tell its stragglers from guesses.
+	revokedAt time.Time
 }
+
+// revokedGrace is how long a revoked credential is still recognised (and
+// refused without a record).
+const revokedGrace = time.Minute
 
 // closeGrace is how long Close lets absolute-URI requests in flight finish.
 const closeGrace = 5 * time.Second
@@ -111,7 +118,10 @@ func (e *EmbeddedProxy) Credential(c Caller) (username, password string, revoke 
 	return user, pass, func() {
 		once.Do(func() {
 			e.mu.Lock()
-			delete(e.creds, user)
+			if c, ok := e.creds[user]; ok {
+				c.revokedAt = time.Now()
+				e.creds[user] = c
+			}
 			e.mu.Unlock()
 		})
 	}
@@ -125,9 +135,21 @@ func (e *EmbeddedProxy) issue(c Caller) (user, pass string) {
 	user = "outbound-" + hex.EncodeToString(b[:8])
 	pass = base64.RawURLEncoding.EncodeToString(b[8:])
 	e.mu.Lock()
+	e.forgetRevokedLocked(time.Now())
 	e.creds[user] = credential{pass: pass, caller: c}
 	e.mu.Unlock()
 	return user, pass
+}
+
+// forgetRevokedLocked drops credentials revoked longer than revokedGrace
+// ago; it runs as new ones are issued, so the map stays as small as the
+// calls of the last minute.
+func (e *EmbeddedProxy) forgetRevokedLocked(now time.Time) {
+	for user, c := range e.creds {
+		if !c.revokedAt.IsZero() && now.Sub(c.revokedAt) > revokedGrace {
+			delete(e.creds, user)
+		}
+	}
 }
 
 func (e *EmbeddedProxy) authenticate(_ context.Context, user, pass string) (Caller, error) {
@@ -135,6 +157,12 @@ func (e *EmbeddedProxy) authenticate(_ context.Context, user, pass string) (Call
 	c, ok := e.creds[user]
 	e.mu.RUnlock()
 	if !ok || subtle.ConstantTimeCompare([]byte(c.pass), []byte(pass)) != 1 {
+		return Caller{}, ErrProxyCredential
+	}
+	if !c.revokedAt.IsZero() {
+		if time.Since(c.revokedAt) <= revokedGrace {
+			return Caller{}, ErrRevokedCredential
+		}
 		return Caller{}, ErrProxyCredential
 	}
 	return c.caller, nil

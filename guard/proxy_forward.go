@@ -113,8 +113,8 @@ func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Req
 			if context.Cause(ctx) == errProxyTimeout && r.Context().Err() == nil {
 				rec.Refusal = &Refusal{Code: CodeTimeout, Reason: ReasonTimeout, Kind: KindNetwork,
 					Message: fmt.Sprintf("%s stopped sending the body for %s.", d.Host, timeout),
-					Fix:     "Try again later, or raise " + whereTimeout + ".",
-					URL:     d.URL.String(), Host: d.Host, Entry: d.Entry.String(), Addresses: d.Addresses()}
+					Fix:     "Try again later, or " + p.g.wording.raise(SettingTimeout) + ".", Remedy: ChangeSetting(SettingTimeout),
+					URL: d.URL.String(), Host: d.Host, Port: d.Port, Entry: d.Entry.String(), Addresses: d.Addresses()}
 			}
 			// Cut the connection: a body ended early must not look whole.
 			panic(http.ErrAbortHandler)

@@ -212,6 +212,7 @@ func TestProxyPerCallCredentials(t *testing.T) {
 	defer revokeOther()
 	revoke()
 	revoke() // a second revoke is harmless
+	before := len(f.reports.Events())
 	for _, cred := range []struct {
 		name, user, pass string
 		want             int
@@ -226,8 +227,29 @@ func TestProxyPerCallCredentials(t *testing.T) {
 		}
 	}
 	ev := f.reports.Events()
+	// The revoked credential's request is a straggler of an ended call:
+	// refused, but not recorded. The two others are one record each.
+	if n := len(ev) - before; n != 2 {
+		t.Fatalf("%d records for the three requests, want 2 (none for the revoked credential): %+v", n, ev[before:])
+	}
 	if got := ev[len(ev)-2].Caller; got != (Caller{Tool: "proxy", Agent: "other"}) {
 		t.Fatalf("a Caller without a Tool was reported as %+v", got)
+	}
+	// A wrong password for the same user is a guess, and is recorded.
+	resp, _, _ = rawRequest(t, f.proxy.Addr(), "CONNECT 10.0.0.1:443", basic(user, "wrong-password-of-32-characters!"))
+	if readBody(t, resp); resp.StatusCode != http.StatusProxyAuthRequired {
+		t.Fatalf("wrong password: %d, want 407", resp.StatusCode)
+	}
+	if ev := f.reports.Events(); len(ev) != before+3 || ev[len(ev)-1].Refusal.Reason != ReasonProxyAuth {
+		t.Fatalf("a wrong password was not recorded as proxy_auth: %+v", ev[before:])
+	}
+	// A minute after its call ended, the credential is forgotten.
+	f.proxy.mu.Lock()
+	f.proxy.forgetRevokedLocked(time.Now().Add(revokedGrace + time.Second))
+	_, kept := f.proxy.creds[user]
+	f.proxy.mu.Unlock()
+	if kept {
+		t.Fatal("a credential revoked over a minute ago is still kept")
 	}
 	if d := f.dialer.Dials(); len(d) != 0 {
 		t.Fatalf("dialled %v", d)

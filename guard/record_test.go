@@ -69,7 +69,7 @@ func TestRefuseMakesTheResponseRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Refuse(&Refusal{Code: CodeUnsupported, Reason: ReasonContentType, Message: "m", Fix: "f"})
+	resp.Refuse(&Refusal{Code: CodeUnsupported, Reason: Reason("content_type"), Message: "m", Fix: "f"})
 	resp.Body.Close()
 	recs := g.reports.All()
 	if len(recs) != 1 || recs[0].Allowed() || recs[0].URL != "http://a.example.com/" || recs[0].Host != "a.example.com" {

@@ -98,11 +98,16 @@ func (g *Guard) record(ctx context.Context, rec Record) {
 	g.Record(rec)
 }
 
-// Record hands rec to the Recorder, stamping its Time when unset. It is
-// how a caller that took Notes records its call, once, when it ends.
+// Record hands rec to the Recorder, stamping its Time when unset, and
+// fills a refusal's tool, agent, port and redirects from the record, so
+// the value the caller answers with is the one the log keeps. It is how a
+// caller that took Notes records its call, once, when it ends.
 func (g *Guard) Record(rec Record) {
 	if rec.Time.IsZero() {
 		rec.Time = g.now()
+	}
+	if rec.Refusal != nil {
+		rec.Refusal.stamp(rec.Caller, rec.Port, rec.Redirects)
 	}
 	if g.recorder != nil {
 		g.recorder.Record(rec)

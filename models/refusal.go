@@ -45,24 +45,32 @@ func (s ReviewStatus) check() error {
 // entry, so "WHERE host = ? AND id < ? ORDER BY id DESC LIMIT 50" walks
 // idx_refusals_host backwards and stops after 50 rows, without sorting.
 type Refusal struct {
-	ID        int64     `gorm:"primaryKey;autoIncrement"`
-	Time      time.Time `gorm:"not null;index"`
-	Tool      string    `gorm:"not null;default:'';index"` // fetch_url, screenshot, integration, proxy, check…
-	URL       string    `gorm:"not null;default:''"`
-	Host      string    `gorm:"not null;default:'';index"`
-	Port      int       `gorm:"not null;default:0"`
-	Addresses string    `gorm:"not null;default:''"` // resolved addresses, comma-separated
-	Code      string    `gorm:"not null;default:'';index"`
-	Reason    string    `gorm:"not null;default:'';index"`
-	Message   string    `gorm:"not null;default:''"`
-	Fix       string    `gorm:"not null;default:''"`
-	Entry     string    `gorm:"not null;default:''"` // allowlist entry involved, if any
-	Agent     string    `gorm:"not null;default:'';index"`
-	Thread    string    `gorm:"not null;default:''"`
+	ID        int64      `gorm:"primaryKey;autoIncrement"`
+	Time      time.Time  `gorm:"not null;index"`
+	Tool      string     `gorm:"not null;default:'';index"` // fetch_url, take_screenshot, call_integration, proxy, check…
+	URL       string     `gorm:"not null;default:''"`
+	Host      string     `gorm:"not null;default:'';index"`
+	Port      int        `gorm:"not null;default:0"`
+	Addresses StringList `gorm:"type:text;not null;default:''"` // resolved addresses
+	Code      string     `gorm:"not null;default:'';index"`
+	Reason    string     `gorm:"not null;default:'';index"`
+	// Kind is "policy" or "network": a refusal of the policy, or a failure
+	// of the network (DNS, connect, timeout, browser), kept apart in the
+	// log's filters. Rows from before the column are migrated on open.
+	Kind    string `gorm:"not null;default:'';index"`
+	Message string `gorm:"not null;default:''"`
+	Fix     string `gorm:"not null;default:''"`
+	// RemedyKind and RemedyValue are the refusal's typed remedy: "add_entry"
+	// with the entry, "change_setting" with the settings key, or "" (none).
+	RemedyKind  string `gorm:"not null;default:''"`
+	RemedyValue string `gorm:"not null;default:''"`
+	Entry       string `gorm:"not null;default:''"` // allowlist entry involved, if any
+	Agent       string `gorm:"not null;default:'';index"`
+	Thread      string `gorm:"not null;default:''"`
 	// Trigger is stored as trigger_info: TRIGGER is an SQL keyword, and a
 	// column named after it is a trap for every hand-written query.
-	Trigger   string `gorm:"not null;default:'';column:trigger_info"`
-	Redirects string `gorm:"not null;default:''"` // redirect chain, one URL per line
+	Trigger   string     `gorm:"not null;default:'';column:trigger_info"`
+	Redirects StringList `gorm:"type:text;not null;default:''"` // redirect chain, oldest first
 
 	Status     ReviewStatus `gorm:"not null;default:'';index"`
 	Comment    string       `gorm:"not null;default:''"`
@@ -70,8 +78,12 @@ type Refusal struct {
 	ReviewedAt *time.Time
 }
 
+// KindPolicy is the kind a row without one is stored with: a refusal that
+// does not say it is a network failure is the policy's.
+const KindPolicy = "policy"
+
 // refusalBatchRows bounds how many rows one INSERT statement carries. With
-// 22 columns, 500 rows stay well under SQLite's 32766 bound variables.
+// 25 columns, 500 rows stay well under SQLite's 32766 bound variables.
 const refusalBatchRows = 500
 
 // InsertRefusals stores rows synchronously in one transaction. Most callers
@@ -90,6 +102,9 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 			r.Time = now
 		}
 		r.Time = r.Time.UTC()
+		if r.Kind == "" {
+			r.Kind = KindPolicy
+		}
 		if r.ReviewedAt != nil {
 			t := r.ReviewedAt.UTC()
 			r.ReviewedAt = &t
@@ -127,9 +142,10 @@ func (s *Store) RefusalByID(ctx context.Context, id int64) (Refusal, error) {
 	return rows[0], nil
 }
 
-// ReviewRefusal records an admin's verdict. Setting StatusUnreviewed clears
-// the reviewer and review time but keeps the comment.
-func (s *Store) ReviewRefusal(ctx context.Context, id int64, status ReviewStatus, comment, by string) error {
+// ReviewRefusal records an admin's verdict, and the audit records given,
+// in one transaction. Setting StatusUnreviewed clears the reviewer and
+// review time but keeps the comment.
+func (s *Store) ReviewRefusal(ctx context.Context, id int64, status ReviewStatus, comment, by string, audit ...Audit) error {
 	if err := status.check(); err != nil {
 		return err
 	}
@@ -138,12 +154,14 @@ func (s *Store) ReviewRefusal(ctx context.Context, id int64, status ReviewStatus
 		updates["reviewed_by"] = ""
 		updates["reviewed_at"] = nil
 	}
-	res := s.w.WithContext(ctx).Model(&Refusal{}).Where("id = ?", id).Updates(updates)
-	if res.Error != nil {
-		return fmt.Errorf("models: reviewing refusal %d: %w", id, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return &NotFoundError{Kind: "refusal", Value: strconv.FormatInt(id, 10)}
-	}
-	return nil
+	return s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&Refusal{}).Where("id = ?", id).Updates(updates)
+		if res.Error != nil {
+			return fmt.Errorf("models: reviewing refusal %d: %w", id, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return &NotFoundError{Kind: "refusal", Value: strconv.FormatInt(id, 10)}
+		}
+		return writeAudit(tx, audit)
+	})
 }

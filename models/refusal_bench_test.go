@@ -19,7 +19,7 @@ import (
 const (
 	benchRows        = 1_000_000
 	benchHosts       = 5000
-	benchSeedVersion = "refusals-v1"
+	benchSeedVersion = "refusals-v2"
 )
 
 var benchStart = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -47,6 +47,8 @@ func BenchmarkListRefusals(b *testing.B) {
 		{"host-exact", RefusalQuery{Host: "svc-01234.example.com", HostExact: true}},
 		{"host-and-code", RefusalQuery{Host: "svc-00", Code: "blocked_address"}},
 		{"agent", RefusalQuery{Agent: "agent-07"}},
+		{"kind-network", RefusalQuery{Kind: "network"}}, // a quarter of the rows
+		{"kind-and-code", RefusalQuery{Kind: "network", Code: "dns_failure"}},
 		{"unreviewed", RefusalQuery{Unreviewed: true}},
 		{"needs-access", RefusalQuery{Status: StatusNeedsAccess}},
 		{"last-7-days", RefusalQuery{Since: end.Add(-7 * 24 * time.Hour)}},
@@ -121,11 +123,12 @@ func seedBenchDB(path string) error {
 		return err
 	}
 	codes := []string{"not_allowlisted", "blocked_address", "bad_port", "bad_scheme", "dns_failure", "redirect_blocked", "too_many_redirects", "invalid_url"}
-	tools := []string{"fetch_url", "screenshot", "integration", "proxy", "check"}
+	tools := []string{"fetch_url", "take_screenshot", "call_integration", "proxy", "check"}
+	kinds := []string{"policy", "policy", "policy", "network"}
 	statuses := []ReviewStatus{StatusUnreviewed, StatusUnreviewed, StatusUnreviewed, StatusUnreviewed, StatusUnreviewed,
 		StatusUnreviewed, StatusUnreviewed, StatusExpected, StatusReviewed, StatusNeedsAccess}
 	cols := []string{"time", "tool", "url", "host", "port", "addresses", "code", "reason", "message", "fix",
-		"entry", "agent", "thread", "trigger_info", "redirects", "status", "comment", "reviewed_by"}
+		"entry", "agent", "thread", "trigger_info", "redirects", "status", "comment", "reviewed_by", "kind", "remedy_kind", "remedy_value"}
 	const perStmt = 500
 	row := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
 	stmt := "INSERT INTO refusals (" + strings.Join(cols, ",") + ") VALUES " +
@@ -153,9 +156,10 @@ func seedBenchDB(path string) error {
 			code := codes[rng.IntN(len(codes))]
 			args = append(args,
 				benchStart.Add(time.Duration(j)*benchStep), tools[rng.IntN(len(tools))],
-				"https://"+host+"/ticket/"+fmt.Sprint(j), host, 443, "10.0.0.1", code, "private",
+				"https://"+host+"/ticket/"+fmt.Sprint(j), host, 443, `["10.0.0.1"]`, code, "private",
 				"refused: "+code, "ask an admin to allowlist "+host, "", fmt.Sprintf("agent-%02d", rng.IntN(40)),
-				fmt.Sprint("thread-", j/7), "email", "", statuses[rng.IntN(len(statuses))], "", "")
+				fmt.Sprint("thread-", j/7), "email", "", statuses[rng.IntN(len(statuses))], "", "",
+				kinds[rng.IntN(len(kinds))], "add_entry", host)
 		}
 		if _, err := prep.ExecContext(ctx, args...); err != nil {
 			return errors.Join(err, tx.Rollback(), s.Close())

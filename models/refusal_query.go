@@ -31,6 +31,8 @@ type RefusalQuery struct {
 	Reason string
 	Tool   string
 	Agent  string
+	// Kind is "policy" or "network" (indexed, like the columns above).
+	Kind string
 	// Host matches as a substring (case-insensitive for ASCII) unless
 	// HostExact is set.
 	Host      string
@@ -73,7 +75,7 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 		db = db.Where("id < ?", q.BeforeID)
 	}
 	// A fixed order keeps the generated SQL identical for identical filters.
-	for _, f := range [...]struct{ col, v string }{{"code", q.Code}, {"reason", q.Reason}, {"tool", q.Tool}, {"agent", q.Agent}} {
+	for _, f := range [...]struct{ col, v string }{{"code", q.Code}, {"reason", q.Reason}, {"tool", q.Tool}, {"agent", q.Agent}, {"kind", q.Kind}} {
 		if f.v != "" {
 			db = db.Where(f.col+" = ?", f.v)
 		}
@@ -188,7 +190,7 @@ func (q RefusalQuery) pageIDs(db *gorm.DB, n int) ([]int64, error) {
 // filter, the one case where forcing the host index pays: the index alone
 // answers the query. With any other filter, SQLite's own choice is better.
 func (q RefusalQuery) onlyHostSubstring() bool {
-	return q.Host != "" && !q.HostExact && q.Code == "" && q.Reason == "" && q.Tool == "" && q.Agent == "" &&
+	return q.Host != "" && !q.HostExact && q.Code == "" && q.Reason == "" && q.Tool == "" && q.Agent == "" && q.Kind == "" &&
 		q.Status == StatusUnreviewed && !q.Unreviewed && q.Since.IsZero() && q.Until.IsZero()
 }
 

@@ -57,16 +57,38 @@ func linkText(s string) string {
 }
 
 // RefusalAnswer renders a refusal as one readable answer for the agent:
-// the guard's code, its sentence and the fix. It is the same value the
-// refusal log and the API show.
+// the guard's code, its sentence, the fix, and what an admin could change.
+// It reads the same typed value the refusal log, the CSV, the API and the
+// CLI show; nothing here is parsed back out of the text.
 func RefusalAnswer(tool string, r *guard.Refusal) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s was refused: %s (%s).\n", tool, r.Code, r.Reason)
+	if r.KindOf() == guard.KindNetwork {
+		b.WriteString("This is a network failure, not the policy: the same request may work later.\n")
+	}
 	if r.URL != "" {
 		fmt.Fprintf(&b, "URL: %s\n", r.URL)
 	}
+	if len(r.Redirects) > 0 {
+		fmt.Fprintf(&b, "Redirected from: %s\n", strings.Join(r.Redirects, " → "))
+	}
 	fmt.Fprintf(&b, "%s\nFix: %s\n", r.Message, r.Fix)
+	if line := RemedyText(r.Remedy); line != "" {
+		fmt.Fprintf(&b, "An admin can help: %s.\n", line)
+	}
 	return b.String()
+}
+
+// RemedyText says a remedy in a few words ("add the allowlist entry
+// intranet.corp:8080", "change the max_bytes setting"), or "" for none.
+func RemedyText(r guard.Remedy) string {
+	switch r.Kind {
+	case guard.RemedyAddEntry:
+		return "add the allowlist entry " + r.Entry
+	case guard.RemedyChangeSetting:
+		return "change the " + r.Setting + " setting"
+	}
+	return ""
 }
 
 func runeCount(s string) int { return utf8.RuneCountInString(s) }

@@ -283,7 +283,7 @@ func TestFetchRefusals(t *testing.T) {
 		code   guard.Code
 		reason guard.Reason
 	}{
-		{"/report.pdf", guard.CodeUnsupported, guard.ReasonContentType},
+		{"/report.pdf", guard.CodeUnsupported, ReasonContentType},
 		{"/declared", guard.CodeTooLarge, guard.ReasonDeclaredSize},
 		{"/streamed", guard.CodeTooLarge, guard.ReasonStreamedSize},
 		{"/slow", guard.CodeTimeout, guard.ReasonTimeout},

@@ -176,7 +176,7 @@ func inputRefusal(tool string, err error) Result {
 	case *IntegrationError:
 		msg, fix = e.Sentences()
 	}
-	r := &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonBadParams, Message: msg, Fix: fix}
+	r := &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadParams, Message: msg, Fix: fix}
 	return Result{Refusal: r, Text: RefusalAnswer(tool, r), API: refusedAPI{Error: r, Answer: RefusalAnswer(tool, r)}, input: true}
 }
 

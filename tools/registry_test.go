@@ -198,7 +198,7 @@ func TestSchemaBoundsAreEnforcedOnEveryTransport(t *testing.T) {
 				t.Fatal(err)
 			}
 			text := textOf(t, res)
-			if !res.IsError || !strings.Contains(text, "("+string(guard.ReasonBadParams)+")") || !strings.Contains(text, tt.want) || !strings.Contains(text, "Fix: ") {
+			if !res.IsError || !strings.Contains(text, "("+string(ReasonBadParams)+")") || !strings.Contains(text, tt.want) || !strings.Contains(text, "Fix: ") {
 				t.Fatalf("over MCP:\n%s\nwant %q", text, tt.want)
 			}
 			req, _ := http.NewRequest("POST", api.URL+"/api/v1/tools/"+tt.tool, strings.NewReader(tt.args))

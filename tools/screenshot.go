@@ -174,19 +174,24 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
 	case <-ctx.Done():
-		return ShotResult{Refusal: &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, Kind: guard.KindNetwork, URL: in.URL,
+		return ShotResult{Refusal: &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, Kind: guard.KindNetwork,
+			Tool: "take_screenshot", Agent: turn.Agent, URL: in.URL,
 			Message: "Other screenshots were still running when the request ended.", Fix: "Try again in a moment."}}
 	}
 	b, err := s.ensureBrowser()
 	if err != nil {
-		return ShotResult{Refusal: browserRefusal(in.URL, err)}
+		r := browserRefusal(in.URL, err)
+		r.Agent = turn.Agent
+		return ShotResult{Refusal: r}
 	}
 	res, err := s.shoot(ctx, b, caller, &d, w, h, in.FullPage, set)
 	if err != nil {
 		if errors.Is(err, playwright.ErrTargetClosed) {
 			s.forget(b)
 		}
-		return ShotResult{Refusal: browserRefusal(in.URL, err)}
+		r := browserRefusal(in.URL, err)
+		r.Agent = turn.Agent
+		return ShotResult{Refusal: r}
 	}
 	return res
 }
@@ -303,10 +308,11 @@ func (s *Screenshotter) navigationRefusal(ctx context.Context, resp playwright.R
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "Timeout"):
-		return &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, Kind: guard.KindNetwork, URL: nav,
-			Message: fmt.Sprintf("The page did not finish loading within %s.", set.Guard.Timeout), Fix: "Try again later, or raise Settings → Timeout (timeout)."}
+		return &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, Kind: guard.KindNetwork, Tool: "take_screenshot", URL: nav, Host: hostOf(nav),
+			Message: fmt.Sprintf("The page did not finish loading within %s.", set.Guard.Timeout), Fix: "Try again later, or raise Settings → Timeout (timeout).",
+			Remedy: guard.ChangeSetting(guard.SettingTimeout)}
 	default:
-		return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonConnect, Kind: guard.KindNetwork, URL: nav,
+		return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonConnect, Kind: guard.KindNetwork, Tool: "take_screenshot", URL: nav, Host: hostOf(nav),
 			Message: "The page could not be loaded: " + firstLine(msg) + ".", Fix: "Check that the site is up."}
 	}
 }
@@ -320,7 +326,7 @@ func shotSize(in ScreenshotInput, set Settings) (int, int, *guard.Refusal) {
 		h = min(defaultShotHeight, set.ShotMaxHeight)
 	}
 	bad := func(what string, v, hi int) *guard.Refusal {
-		return &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonBadSize, URL: in.URL,
+		return &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadSize, Tool: "take_screenshot", URL: in.URL,
 			Message: fmt.Sprintf("%s %d is outside 100–%d pixels.", what, v, hi),
 			Fix:     "Pass a width and height within Settings → Screenshot max width / height, or leave them out for 1280×800."}
 	}
@@ -334,7 +340,7 @@ func shotSize(in ScreenshotInput, set Settings) (int, int, *guard.Refusal) {
 }
 
 func browserRefusal(u string, err error) *guard.Refusal {
-	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonBrowser, Kind: guard.KindNetwork, URL: u,
+	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: ReasonBrowser, Kind: guard.KindNetwork, Tool: "take_screenshot", URL: u,
 		Message: "The screenshot browser could not start or crashed: " + firstLine(err.Error()) + ".",
 		Fix:     "An admin checks that Chromium is installed (apt-get install chromium) and the Playwright driver is set up (PLAYWRIGHT_DRIVER_PATH); see the user guide."}
 }

@@ -124,7 +124,7 @@ func TestRefusedScreenshotNeverLaunchesABrowser(t *testing.T) {
 			t.Fatalf("%s: %+v", u, res)
 		}
 	}
-	if res := e.shooter.Take(context.Background(), Turn{}, ScreenshotInput{URL: "http://93.184.216.34/", Width: 99999}); res.OK() || res.Refusal.Reason != guard.ReasonBadSize {
+	if res := e.shooter.Take(context.Background(), Turn{}, ScreenshotInput{URL: "http://93.184.216.34/", Width: 99999}); res.OK() || res.Refusal.Reason != ReasonBadSize {
 		t.Fatalf("oversized viewport: %+v", res.Refusal)
 	}
 	if n := e.launches.Load(); n != 0 {

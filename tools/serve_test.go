@@ -202,7 +202,13 @@ func TestFetchAPI(t *testing.T) {
 	}
 	status, out = call("POST", "secret-token", `{"url":"http://10.0.0.8:8080/admin","thread":"T-9","trigger":"m1"}`)
 	errObj, _ := out["error"].(map[string]any)
-	if status != 200 || out["ok"] != false || errObj["code"] != "forbidden" || !strings.Contains(errObj["fix"].(string), "Outbound web access") {
+	if status != 200 || out["ok"] != false || errObj["code"] != "forbidden" || !strings.Contains(errObj["fix"].(string), "10.0.0.8:8080") {
+		t.Fatalf("refusal is a 200 with ok:false: %d %v", status, out)
+	}
+	// The API's error is the guard's typed value: the remedy and the
+	// addresses are data, not phrases in the fix.
+	if remedy, _ := errObj["remedy"].(map[string]any); remedy["kind"] != "add_entry" || remedy["entry"] != "10.0.0.8:8080" ||
+		fmt.Sprint(errObj["addresses"]) != "[10.0.0.8]" || errObj["port"] != float64(8080) {
 		t.Fatalf("refusal is a 200 with ok:false: %d %v", status, out)
 	}
 	// curl -d sends a form content type by default; the JSON body is read all the same.

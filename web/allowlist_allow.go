@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -20,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/views"
 )
@@ -70,7 +70,8 @@ func (s *Server) allowFromRefusal(c echo.Context) error {
 // make reachable, or why no entry is offered.
 func (s *Server) planAllow(c echo.Context, st allowlistState, r models.Refusal) (views.AllowOrigin, guard.Entry) {
 	o := views.AllowOrigin{RefusalID: r.ID, URL: r.URL, Code: r.Code, Reason: r.Reason, Message: r.Message}
-	if why := notAnAllowlistMatter(r); why != "" {
+	v := app.LoggedRefusalOf(r)
+	if why := noEntryHelps(v); why != "" {
 		o.Why = why
 		return o, guard.Entry{}
 	}
@@ -91,7 +92,7 @@ func (s *Server) planAllow(c echo.Context, st allowlistState, r models.Refusal) 
 		o.Why = now.Message + " Allow this host never unlocks a metadata endpoint."
 		return o, guard.Entry{}
 	}
-	entry, err := guard.ParseEntry(literalEntry(now.Host, now.Port))
+	entry, err := guard.ParseEntry(v.Remedy.Entry)
 	if err != nil {
 		var ee *guard.EntryError
 		errors.As(err, &ee)
@@ -128,45 +129,21 @@ func (s *Server) planAllow(c echo.Context, st allowlistState, r models.Refusal) 
 	return o, entry
 }
 
-// notAnAllowlistMatter says why a refusal's kind is beyond any entry, or
-// returns "" when an entry might help.
-func notAnAllowlistMatter(r models.Refusal) string {
-	switch guard.Code(r.Code) {
-	case guard.CodeInvalid:
-		return "The URL itself was invalid (" + r.Reason + "), so no entry can make it work; the agent needs a valid http or https link."
-	case guard.CodeTooLarge:
-		return "It was refused for its size or its redirects, not its host, so an entry changes nothing. If the page is legitimate, raise Settings → Max bytes or Settings → Redirects."
-	case guard.CodeTimeout:
-		return "The host did not answer in time; an entry does not make it faster. If it is merely slow, raise Settings → Timeout."
-	case guard.CodeUnsupported:
-		return "The page's content type cannot be read by the tool; an entry changes nothing."
-	case guard.CodeTooMany:
-		return "The agent's turn had read all the pages it may; raise Settings → Reads per turn instead."
-	case guard.CodeUnreachable:
-		if guard.Reason(r.Reason) != guard.ReasonConnectCheck {
-			return "The host could not be found or did not accept the connection; an entry does not change that."
-		}
+// noEntryHelps says why no allowlist entry is offered for refusal v, or
+// returns "" when its remedy is an entry. The remedy decides, as it does
+// for the Allow this host button; the refusal's own fix says what would
+// help instead.
+func noEntryHelps(v app.LoggedRefusal) string {
+	switch v.Remedy.Kind {
+	case guard.RemedyAddEntry:
+		return ""
+	case guard.RemedyChangeSetting:
+		return "It was refused by the " + v.Remedy.Setting + " setting, not for its host, so an entry changes nothing. " + v.Fix
 	}
-	switch guard.Reason(r.Reason) {
-	case guard.ReasonMetadata:
+	if v.Reason == guard.ReasonMetadata {
 		return "It is a cloud metadata endpoint, which hands out credentials. Allow this host never unlocks it."
-	case guard.ReasonProxyAuth:
-		return "The agent's proxy credential was missing or wrong. That is about its token under Agents, not the allowlist."
 	}
-	return ""
-}
-
-// literalEntry writes the entry that admits exactly host on port: the port
-// only when it is not a default one, an IPv6 address in brackets when a
-// port follows it.
-func literalEntry(host string, port uint16) string {
-	if port == 80 || port == 443 {
-		return host
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && ip.Is6() {
-		return "[" + host + "]:" + strconv.Itoa(int(port))
-	}
-	return host + ":" + strconv.Itoa(int(port))
+	return "No allowlist entry makes this request work (" + string(v.Code) + ", " + string(v.Reason) + "). " + v.Fix
 }
 
 // maxNoteURL keeps the refused URL in an origin note short enough for the

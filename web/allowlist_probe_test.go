@@ -149,7 +149,8 @@ func TestAllowThisHost(t *testing.T) {
 	ada := h.signedIn("ada", models.RoleAdmin)
 	addEntries(t, ada, "status.example.com", "")
 	id := refusal(t, h, models.Refusal{Tool: "fetch_url", URL: "http://intranet.corp:8080/x", Host: "intranet.corp", Port: 8080,
-		Code: "forbidden", Reason: "not_allowlisted", Message: "intranet.corp is not on the outbound allowlist."})
+		Code: "forbidden", Reason: "not_allowlisted", Message: "intranet.corp is not on the outbound allowlist.",
+		RemedyKind: "add_entry", RemedyValue: "intranet.corp:8080"})
 
 	p := ada.get("/integrations/allow?refusal=" + strconv.FormatInt(id, 10))
 	if p.status != http.StatusOK {
@@ -193,26 +194,33 @@ func TestAllowThisHostEntries(t *testing.T) {
 		why      string
 		modeWarn bool
 	}{
-		{name: "IPv6 with a port", refusal: models.Refusal{URL: "http://[fd00::5]:8443/x", Code: "forbidden", Reason: "internal_address"},
-			entry: "[fd00::5]:8443", modeWarn: true},
-		{name: "default port is left out", refusal: models.Refusal{URL: "https://wiki.example.com/page", Code: "forbidden", Reason: "internal_address"},
-			entry: "wiki.example.com", modeWarn: true},
+		{name: "IPv6 with a port", refusal: models.Refusal{URL: "http://[fd00::5]:8443/x", Code: "forbidden", Reason: "internal_address",
+			RemedyKind: "add_entry", RemedyValue: "[fd00::5]:8443"}, entry: "[fd00::5]:8443", modeWarn: true},
+		{name: "default port is left out", refusal: models.Refusal{URL: "https://wiki.example.com/page", Code: "forbidden", Reason: "internal_address",
+			RemedyKind: "add_entry", RemedyValue: "wiki.example.com"}, entry: "wiki.example.com", modeWarn: true},
 		{name: "metadata by name", refusal: models.Refusal{URL: "http://metadata.google.internal/computeMetadata/v1/", Code: "forbidden", Reason: "metadata"},
 			why: "metadata endpoint"},
 		{name: "metadata address", refusal: models.Refusal{URL: "http://169.254.169.254/latest/", Code: "forbidden", Reason: "metadata"},
 			why: "metadata endpoint"},
-		{name: "special-purpose range", refusal: models.Refusal{URL: "http://192.0.2.7/", Code: "forbidden", Reason: "internal_address"},
-			why: "never reachable"},
-		{name: "name resolving into a special-purpose range", refusal: models.Refusal{URL: "http://docs.example.com/", Code: "forbidden", Reason: "internal_address"},
-			why: "would not help"},
+		{name: "special-purpose range", refusal: models.Refusal{URL: "http://192.0.2.7/", Code: "forbidden", Reason: "internal_address",
+			Fix: "Nothing unlocks this range; use a public address."}, why: "Nothing unlocks this range"},
+		// A row migrated from before remedies were typed may name an entry
+		// that no longer helps: the preview decides again and says so.
+		{name: "name resolving into a special-purpose range", refusal: models.Refusal{URL: "http://docs.example.com/", Code: "forbidden", Reason: "internal_address",
+			RemedyKind: "add_entry", RemedyValue: "docs.example.com"}, why: "would not help"},
 		{name: "invalid URL", refusal: models.Refusal{URL: "ftp://files.example.com/", Code: "invalid", Reason: "scheme"},
 			why: "invalid"},
-		{name: "too large", refusal: models.Refusal{URL: "https://big.example.com/", Code: "too_large", Reason: "streamed_size"},
-			why: "Max bytes"},
-		{name: "timeout", refusal: models.Refusal{URL: "https://slow.example.com/", Code: "timeout", Reason: "timeout"},
-			why: "Settings → Timeout"},
-		{name: "allowed by now", refusal: models.Refusal{URL: "https://public.example.com/", Code: "forbidden", Reason: "not_allowlisted"},
-			why: "allowed now"},
+		{name: "too large", refusal: models.Refusal{URL: "https://big.example.com/", Code: "too_large", Reason: "streamed_size",
+			RemedyKind: "change_setting", RemedyValue: "max_bytes", Fix: "Raise Settings → Max bytes (max_bytes) if pages this large should be read."},
+			why: "refused by the max_bytes setting, not for its host, so an entry changes nothing. Raise Settings → Max bytes"},
+		{name: "timeout", refusal: models.Refusal{URL: "https://slow.example.com/", Code: "timeout", Reason: "timeout",
+			RemedyKind: "change_setting", RemedyValue: "timeout", Fix: "Try again later, or raise Settings → Timeout (timeout)."}, why: "Settings → Timeout"},
+		// An entry the remedy names is offered only when it is the fix: a
+		// not-allowlisted refusal whose host is reachable by now needs none.
+		{name: "allowed by now", refusal: models.Refusal{URL: "https://public.example.com/", Code: "forbidden", Reason: "not_allowlisted",
+			RemedyKind: "add_entry", RemedyValue: "public.example.com"}, why: "allowed now"},
+		{name: "forbidden without a remedy", refusal: models.Refusal{URL: "https://wiki.example.com/", Code: "forbidden", Reason: "internal_address",
+			Fix: "A host name never reaches a link-local address."}, why: "No allowlist entry makes this request work"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

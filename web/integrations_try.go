@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
@@ -50,7 +50,7 @@ func testResult(r *tools.IntegrationResult) *views.IntegrationTestResult {
 	}
 	if ref := r.Refusal; ref != nil {
 		out.Code, out.Reason, out.Message, out.Fix = string(ref.Code), string(ref.Reason), ref.Message, ref.Fix
-		out.AllowlistFix = strings.Contains(ref.Fix, "Outbound web access")
+		out.AllowlistFix = ref.Remedy.Kind == guard.RemedyAddEntry
 		return out
 	}
 	out.Status = fmt.Sprintf("%d %s", r.Status, http.StatusText(r.Status))

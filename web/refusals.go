@@ -3,16 +3,18 @@ package web
 import (
 	"errors"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
 	"github.com/outboundhq/outbound/views"
 )
 
@@ -39,6 +41,7 @@ func (s *Server) refusalLog(c echo.Context) error {
 		return err
 	}
 	f.form.Codes, f.form.Reasons, f.form.Tools, f.form.Agents = codeOptions(facets.Codes), facets.Reasons, facets.Tools, facets.Agents
+	f.form.Kinds = kindOptions
 	vm.Filter = f.form
 	if !f.ok() {
 		// No rows at all rather than the rows the valid filters select: a
@@ -93,9 +96,10 @@ func (s *Server) refusalLog(c echo.Context) error {
 	back := f.applied.Encode()
 	vm.Rows = make([]views.RefusalRow, len(rows))
 	for i, r := range rows {
+		v := app.LoggedRefusalOf(r)
 		vm.Rows[i] = views.RefusalRow{
-			ID: r.ID, Href: detailHref(r.ID, back), Time: r.Time, Tool: r.Tool, Agent: r.Agent, Host: shownHost(r),
-			Code: r.Code, Reason: r.Reason, URL: r.URL, Status: string(r.Status),
+			ID: v.ID, Href: detailHref(v.ID, back), Time: v.Time, Tool: v.Tool, Agent: v.Agent, Host: shownHost(v),
+			Code: string(v.Code), Reason: string(v.Reason), Kind: string(v.KindOf()), URL: v.URL, Status: v.Status,
 		}
 	}
 	return render(c, http.StatusOK, views.RefusalLogPage(s.shell(c, "Refusal log", "refusals"), vm))
@@ -189,42 +193,39 @@ func (s *Server) refusalDetail(c echo.Context) error {
 
 // detailView turns a stored refusal into the detail page's view model.
 func (s *Server) detailView(c echo.Context, r models.Refusal, back string) views.RefusalDetail {
+	v := app.LoggedRefusalOf(r)
 	vm := views.RefusalDetail{
-		ID: r.ID, Time: r.Time, URL: r.URL, Host: r.Host, Port: r.Port,
-		Addresses: splitList(r.Addresses, ","), Redirects: splitList(r.Redirects, "\n"),
-		Code: r.Code, Reason: r.Reason, Message: r.Message, Fix: r.Fix, Entry: r.Entry,
-		Tool: r.Tool, Agent: r.Agent, Thread: r.Thread, Trigger: r.Trigger,
-		Status: string(r.Status), Comment: r.Comment, ReviewedBy: r.ReviewedBy,
+		ID: v.ID, Time: v.Time, URL: v.URL, Host: v.Host, Port: int(v.Port),
+		Addresses: addrTexts(v.Addresses), Redirects: v.Redirects,
+		Code: string(v.Code), Reason: string(v.Reason), Kind: string(v.KindOf()), Message: v.Message, Fix: v.Fix,
+		Remedy: tools.RemedyText(v.Remedy), Entry: v.Entry,
+		Tool: v.Tool, Agent: v.Agent, Thread: v.Thread, Trigger: v.Trigger,
+		Status: v.Status, Comment: v.Comment, ReviewedBy: v.ReviewedBy,
 		BackHref: "/refusals",
 		Review: views.RefusalReviewForm{
-			Action: "/refusals/" + strconv.FormatInt(r.ID, 10) + "/review", Back: back,
-			MaxComment: maxReviewComment, Errors: map[string]string{},
+			Action: "/refusals/" + strconv.FormatInt(v.ID, 10) + "/review", Back: back,
+			MaxComment: app.MaxReviewComment, Errors: map[string]string{},
 		},
 	}
 	if back != "" {
 		vm.BackHref += "?" + back
 	}
-	if r.ReviewedAt != nil {
-		vm.ReviewedAt = *r.ReviewedAt
+	if v.ReviewedAt != nil {
+		vm.ReviewedAt = *v.ReviewedAt
 	}
-	// Only a policy refusal can be cured by allowing the host; a timeout or
-	// a malformed URL cannot, so the button would mislead.
-	// A metadata endpoint or a special-purpose range is forbidden too, but
-	// no entry unlocks it.
-	if userOf(c).admin() && r.Code == string(guard.CodeForbidden) && r.Host != "" && notAnAllowlistMatter(r) == "" {
-		vm.AllowHref = "/integrations/allow?refusal=" + strconv.FormatInt(r.ID, 10)
+	// The refusal's remedy alone says whether an entry would help: a
+	// timeout, a malformed URL or a metadata endpoint has none.
+	if userOf(c).admin() && v.Remedy.Kind == guard.RemedyAddEntry {
+		vm.AllowHref = "/integrations/allow?refusal=" + strconv.FormatInt(v.ID, 10)
 	}
 	return vm
 }
 
-// splitList splits a stored list, dropping blanks left by trailing
-// separators.
-func splitList(s, sep string) []string {
-	var out []string
-	for _, p := range strings.Split(s, sep) {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
+// addrTexts writes addresses for display.
+func addrTexts(addrs []netip.Addr) []string {
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = a.String()
 	}
 	return out
 }
@@ -233,7 +234,7 @@ func splitList(s, sep string) []string {
 // URL it refused before naming one (ftp://10.0.0.9/, http://2130706433/),
 // but the URL's own host text still tells support what was asked for.
 // The column shows a dash only when the URL has no host at all.
-func shownHost(r models.Refusal) string {
+func shownHost(r app.LoggedRefusal) string {
 	if r.Host != "" {
 		return r.Host
 	}

@@ -28,7 +28,7 @@ import (
 const (
 	webBenchRows  = 1_000_000
 	webBenchHosts = 5000
-	webBenchSeed  = "web-refusals-v1"
+	webBenchSeed  = "web-refusals-v2"
 )
 
 // webBenchEnd is the newest refusal's time; the rows reach back 90 days.
@@ -180,7 +180,7 @@ func seedWebBench(path string) error {
 			k := kinds[rng.IntN(len(kinds))]
 			rows = append(rows, models.Refusal{
 				Time: start.Add(time.Duration(j) * step), Tool: tools[rng.IntN(len(tools))],
-				URL: "https://" + host + "/ticket/" + fmt.Sprint(j), Host: host, Port: 443, Addresses: "10.0.0.1",
+				URL: "https://" + host + "/ticket/" + fmt.Sprint(j), Host: host, Port: 443, Addresses: models.StringList{"10.0.0.1"},
 				Code: k.code, Reason: k.reason, Message: "refused: " + k.reason, Fix: "ask an admin about " + host,
 				Agent: fmt.Sprintf("agent-%02d", rng.IntN(40)), Thread: fmt.Sprint("thread-", j/7), Trigger: "email",
 				Status: statuses[rng.IntN(len(statuses))],

@@ -9,13 +9,17 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 )
 
 // refusalCSVHeader names the export's columns, one per stored field.
+// Lists are joined here, when the cell is written, and nowhere else:
+// addresses by commas, the redirect chain one URL per line.
 var refusalCSVHeader = []string{
 	"id", "time_utc", "tool", "agent", "thread", "trigger", "url", "host", "port", "addresses",
-	"code", "reason", "message", "fix", "entry", "redirects", "review_status", "comment", "reviewed_by", "reviewed_at_utc",
+	"code", "reason", "kind", "message", "fix", "remedy", "remedy_value", "entry", "redirects",
+	"review_status", "comment", "reviewed_by", "reviewed_at_utc",
 }
 
 // csvFlushEvery is how many rows go out before the response is flushed, so
@@ -44,7 +48,7 @@ func (s *Server) refusalCSV(c echo.Context) error {
 	}
 	n := 0
 	err := s.d.Store.EachRefusal(c.Request().Context(), f.query, func(r *models.Refusal) error {
-		if err := w.Write(refusalCSVRecord(r)); err != nil {
+		if err := w.Write(refusalCSVRecord(app.LoggedRefusalOf(*r))); err != nil {
 			return err
 		}
 		if n++; n%csvFlushEvery == 0 {
@@ -65,15 +69,20 @@ func (s *Server) refusalCSV(c echo.Context) error {
 	return nil
 }
 
-func refusalCSVRecord(r *models.Refusal) []string {
+func refusalCSVRecord(r app.LoggedRefusal) []string {
 	reviewed := ""
 	if r.ReviewedAt != nil {
 		reviewed = r.ReviewedAt.UTC().Format(time.RFC3339)
 	}
+	remedy := string(r.Remedy.Kind)
+	if remedy == "" {
+		remedy = "none"
+	}
 	rec := []string{
 		strconv.FormatInt(r.ID, 10), r.Time.UTC().Format(time.RFC3339), r.Tool, r.Agent, r.Thread, r.Trigger,
-		r.URL, r.Host, strconv.Itoa(r.Port), r.Addresses, r.Code, r.Reason, r.Message, r.Fix, r.Entry,
-		r.Redirects, csvStatus(r.Status), r.Comment, r.ReviewedBy, reviewed,
+		r.URL, r.Host, strconv.Itoa(int(r.Port)), strings.Join(addrTexts(r.Addresses), ","), string(r.Code), string(r.Reason),
+		string(r.KindOf()), r.Message, r.Fix, remedy, r.Remedy.Value(), r.Entry,
+		strings.Join(r.Redirects, "\n"), csvStatus(models.ReviewStatus(r.Status)), r.Comment, r.ReviewedBy, reviewed,
 	}
 	for i := range rec {
 		rec[i] = spreadsheetSafe(rec[i])

@@ -20,7 +20,7 @@ func TestRefusalCSVExportsTheFilteredView(t *testing.T) {
 		{Time: at, Tool: "fetch_url", Host: "elsewhere.example", URL: "https://elsewhere.example/", Code: "forbidden"},
 		{Time: at.Add(time.Minute), Tool: "fetch_url", Agent: "help, desk", Host: "intranet.corp", Port: 443,
 			URL: `https://intranet.corp/a,b?q="x"`, Code: "forbidden", Reason: "internal_name",
-			Message: "line one\nline two", Redirects: "https://a.example/\nhttps://intranet.corp/a,b"},
+			Message: "line one\nline two", Redirects: models.StringList{"https://a.example/", "https://intranet.corp/a,b"}},
 		{Time: at.Add(2 * time.Minute), Tool: "fetch_url", Agent: "=HYPERLINK(\"http://evil.example\")", Host: "intranet.corp",
 			URL: "https://intranet.corp/", Code: "forbidden", Thread: "+1-555", Trigger: "@import", Message: "-2+3"},
 		{Time: at.Add(3 * time.Minute), Tool: "fetch_url", Host: "intranet.corp", URL: "https://intranet.corp/slow", Code: "timeout"},

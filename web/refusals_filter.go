@@ -16,7 +16,11 @@ import (
 
 // refusalFilterKeys are the query parameters that filter the refusal log,
 // in the order they are written into links.
-var refusalFilterKeys = []string{"code", "reason", "tool", "agent", "host", "from", "to", "status"}
+var refusalFilterKeys = []string{"code", "reason", "kind", "tool", "agent", "host", "from", "to", "status"}
+
+// kindOptions are the values of the kind filter: a refusal of the policy,
+// or a failure of the network.
+var kindOptions = []string{string(guard.KindPolicy), string(guard.KindNetwork)}
 
 // maxFilterValue bounds free-text filter values. No tool, agent or reason
 // name is this long; a longer value is a pasted mistake.
@@ -41,7 +45,7 @@ func parseRefusalFilter(in url.Values) refusalFilter {
 	f := refusalFilter{applied: url.Values{}}
 	get := func(key string) string { return strings.TrimSpace(in.Get(key)) }
 	f.form = views.RefusalFilterForm{
-		Code: get("code"), Reason: get("reason"), Tool: get("tool"), Agent: get("agent"),
+		Code: get("code"), Reason: get("reason"), Kind: get("kind"), Tool: get("tool"), Agent: get("agent"),
 		Host: get("host"), From: get("from"), To: get("to"), Status: get("status"),
 		Errors: map[string]string{},
 	}
@@ -54,6 +58,14 @@ func parseRefusalFilter(in url.Values) refusalFilter {
 			keep("code", v)
 		} else {
 			fail("code", fmt.Sprintf("%q is not a refusal code; choose one of %s.", v, codeList()))
+		}
+	}
+	if v := f.form.Kind; v != "" {
+		if slices.Contains(kindOptions, v) {
+			f.query.Kind = v
+			keep("kind", v)
+		} else {
+			fail("kind", fmt.Sprintf("%q is not a kind; choose policy (refused by the policy) or network (the network failed).", v))
 		}
 	}
 	for _, p := range []struct {
@@ -229,7 +241,7 @@ func (f refusalFilter) problems() string {
 
 // refusalFilterLabels are the filter form's labels, by query key.
 var refusalFilterLabels = map[string]string{
-	"code": "Code", "reason": "Reason", "tool": "Tool", "agent": "Agent",
+	"code": "Code", "reason": "Reason", "kind": "Kind", "tool": "Tool", "agent": "Agent",
 	"host": "Host", "from": "From", "to": "To", "status": "Review",
 }
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/outboundhq/outbound/guard/guardtest"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 )
 
@@ -23,11 +25,12 @@ func oneRefusal(t *testing.T, h *harness, r models.Refusal) int64 {
 var fullRefusal = models.Refusal{
 	Time: time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC), Tool: "fetch_url",
 	URL: "https://short.example/t/42?utm=1", Host: "intranet.corp", Port: 443,
-	Addresses: "10.1.2.3,fd00::7", Code: "forbidden", Reason: "internal_address",
+	Addresses: models.StringList{"10.1.2.3", "fd00::7"}, Code: "forbidden", Reason: "internal_address",
 	Message: "intranet.corp resolves to 10.1.2.3, a private address.",
 	Fix:     "Allow intranet.corp on the Outbound web access card if agents should read it.",
-	Entry:   "", Agent: "helpdesk", Thread: "T-1001", Trigger: "email from bob@example.com",
-	Redirects: "https://short.example/t/42?utm=1\nhttps://hop.example/next\nhttps://intranet.corp/hr",
+	Kind:    "policy", RemedyKind: "add_entry", RemedyValue: "intranet.corp",
+	Entry: "", Agent: "helpdesk", Thread: "T-1001", Trigger: "email from bob@example.com",
+	Redirects: models.StringList{"https://short.example/t/42?utm=1", "https://hop.example/next", "https://intranet.corp/hr"},
 }
 
 func text(p page, testid string) string {
@@ -68,7 +71,7 @@ func TestRefusalDetailShowsEverything(t *testing.T) {
 	}
 	var chain []string
 	p.doc.Find(`[data-testid="detail-redirects"] li`).Each(func(_ int, s *goquery.Selection) { chain = append(chain, s.Text()) })
-	if want := strings.Split(fullRefusal.Redirects, "\n"); !slices.Equal(chain, want) {
+	if want := []string(fullRefusal.Redirects); !slices.Equal(chain, want) {
 		t.Errorf("redirect chain %q, want in order %q", chain, want)
 	}
 	if back := p.doc.Find(`[data-testid="back-to-log"]`).AttrOr("href", ""); back != "/refusals?code=forbidden&host=intranet" {
@@ -95,7 +98,8 @@ func TestAllowThisHostButton(t *testing.T) {
 	h := newHarness(t)
 	forbidden := oneRefusal(t, h, fullRefusal)
 	timeout := fullRefusal
-	timeout.Code, timeout.Reason = "timeout", "timeout"
+	timeout.Code, timeout.Reason, timeout.Kind = "timeout", "timeout", "network"
+	timeout.RemedyKind, timeout.RemedyValue = "change_setting", "timeout"
 	if err := h.store.InsertRefusals(t.Context(), []models.Refusal{timeout}); err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +125,38 @@ func TestAllowThisHostButton(t *testing.T) {
 	}
 }
 
+// newReviewHarness is a harness whose reviews go through the application
+// layer, wired as `console serve` wires it.
+func newReviewHarness(t *testing.T) *harness {
+	t.Helper()
+	return newHarnessWith(t, func(d *Deps) {
+		a, err := app.Open(t.Context(), d.Store.Path(), app.Options{Resolver: guardtest.NewResolver()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.Close() })
+		d.Refusals = a
+	})
+}
+
+// reviewAudits is the audit trail's refusal reviews, newest first.
+func reviewAudits(t *testing.T, h *harness) []models.Audit {
+	t.Helper()
+	all, _, err := h.store.ListAudit(t.Context(), 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []models.Audit
+	for _, a := range all {
+		if a.Action == app.ActionRefusalReview {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 func TestReviewBySupportThenFilter(t *testing.T) {
-	h := newHarness(t)
+	h := newReviewHarness(t)
 	f := standardLog(t, h)
 	id := f.ids["intranet-exact"]
 	path := "/refusals/" + strconv.FormatInt(id, 10)
@@ -139,6 +173,11 @@ func TestReviewBySupportThenFilter(t *testing.T) {
 	}
 	if r.Status != models.StatusNeedsAccess || r.Comment != "HR wiki is needed for onboarding tickets." || r.ReviewedBy != "sam" || r.ReviewedAt == nil || r.ReviewedAt.Before(before) {
 		t.Fatalf("stored review: %+v", r)
+	}
+	audits := reviewAudits(t, h)
+	if len(audits) != 1 || audits[0].Actor != "sam" || audits[0].Target != "refusal "+strconv.FormatInt(id, 10) ||
+		audits[0].Before != "unreviewed" || audits[0].After != "needs_access: HR wiki is needed for onboarding tickets." {
+		t.Fatalf("audit of the review: %+v, want one record by sam", audits)
 	}
 	p := b.get(path)
 	if got := text(p, "flash"); got != "Refusal "+strconv.FormatInt(id, 10)+" marked Needs access." {
@@ -163,7 +202,7 @@ func TestReviewBySupportThenFilter(t *testing.T) {
 }
 
 func TestReviewRejectsBadInput(t *testing.T) {
-	h := newHarness(t)
+	h := newReviewHarness(t)
 	id := oneRefusal(t, h, fullRefusal)
 	path := "/refusals/" + strconv.FormatInt(id, 10)
 	b := h.signedIn("sam", models.RoleSupport)
@@ -176,7 +215,7 @@ func TestReviewRejectsBadInput(t *testing.T) {
 		{"unknown status", url.Values{"status": {"approved"}, "comment": {"keep me"}}, "status", `"approved" is not a review status`},
 		{"no status", url.Values{"comment": {"keep me"}}, "status", "Choose what this refusal was"},
 		{"unreviewed is not a verdict", url.Values{"status": {"unreviewed"}}, "status", `"unreviewed" is not a review status`},
-		{"comment too long", url.Values{"status": {"reviewed"}, "comment": {strings.Repeat("é", maxReviewComment+1)}}, "comment", "The comment is 1001 characters; shorten it to at most 1000"},
+		{"comment too long", url.Values{"status": {"reviewed"}, "comment": {strings.Repeat("é", app.MaxReviewComment+1)}}, "comment", "The comment is 1001 characters; shorten it to at most 1000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,12 +234,15 @@ func TestReviewRejectsBadInput(t *testing.T) {
 			if r.Status != models.StatusUnreviewed || r.Comment != "" || r.ReviewedBy != "" || r.ReviewedAt != nil {
 				t.Errorf("a rejected review changed the refusal: %+v", r)
 			}
+			if a := reviewAudits(t, h); len(a) != 0 {
+				t.Errorf("a rejected review was audited: %+v", a)
+			}
 		})
 	}
 }
 
 func TestForgedReviewWithoutCSRF(t *testing.T) {
-	h := newHarness(t)
+	h := newReviewHarness(t)
 	id := oneRefusal(t, h, fullRefusal)
 	b := h.signedIn("sam", models.RoleSupport)
 	for _, form := range []url.Values{

@@ -58,6 +58,9 @@ type Deps struct {
 	// settings, HTTP integrations): validate, store with its audit record,
 	// reload. *app.App implements it.
 	Config ConfigService
+
+	// Refusals saves reviews of the refusal log, audited.
+	Refusals RefusalReviewer
 }
 
 // Server is the console.

@@ -141,7 +141,7 @@ func TestRefusalsAreLoggedAndListed(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runCLI(t, "refusals", "--json", "--limit", "5", "--db", db)
-	var rows []refusalJSON
+	var rows []app.LoggedRefusal
 	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 {
 		t.Fatalf("refusals --json: %v %+v", err, r)
 	}

@@ -4,65 +4,31 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
 )
 
-// refusalJSON is the refusal as the CLI and the API show it: the guard's
-// value (code, reason, message, fix) with its context.
-type refusalJSON struct {
-	ID        int64     `json:"id"`
-	Time      time.Time `json:"time"`
-	Tool      string    `json:"tool"`
-	URL       string    `json:"url"`
-	Host      string    `json:"host"`
-	Port      int       `json:"port"`
-	Addresses []string  `json:"addresses"`
-	Code      string    `json:"code"`
-	Reason    string    `json:"reason"`
-	Message   string    `json:"message"`
-	Fix       string    `json:"fix"`
-	Entry     string    `json:"entry,omitempty"`
-	Agent     string    `json:"agent,omitempty"`
-	Thread    string    `json:"thread,omitempty"`
-	Trigger   string    `json:"trigger,omitempty"`
-	Redirects []string  `json:"redirects"`
-	Status    string    `json:"status,omitempty"`
-	Comment   string    `json:"comment,omitempty"`
-}
-
-func toRefusalJSON(r models.Refusal) refusalJSON {
-	return refusalJSON{
-		ID: r.ID, Time: r.Time.UTC(), Tool: r.Tool, URL: r.URL, Host: r.Host, Port: r.Port,
-		Addresses: splitNonEmpty(r.Addresses, ","), Code: r.Code, Reason: r.Reason, Message: r.Message, Fix: r.Fix,
-		Entry: r.Entry, Agent: r.Agent, Thread: r.Thread, Trigger: r.Trigger,
-		Redirects: splitNonEmpty(r.Redirects, "\n"), Status: string(r.Status), Comment: r.Comment,
-	}
-}
-
-func splitNonEmpty(s, sep string) []string {
-	if s == "" {
-		return []string{}
-	}
-	return strings.Split(s, sep)
-}
-
 func runRefusals(ctx context.Context, e env, args []string) error {
-	var db string
+	var db, kind string
 	var asJSON bool
 	limit := 50
 	fs := newFlags("refusals", &db)
 	fs.BoolVar(&asJSON, "json", false, "print the refusals as JSON")
+	fs.StringVar(&kind, "kind", "", "show only `policy` refusals or network failures (network)")
 	fs.Var(boundedInt{&limit, "limit", 1, "give 1 to 500, e.g. --limit 50"}, "limit", "show the newest `N` refusals, at most 500")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 0 {
-		return usagef("refusals takes no arguments; use --limit N and --json")
+		return usagef("refusals takes no arguments; use --limit N, --kind and --json")
+	}
+	if kind != "" && kind != string(guard.KindPolicy) && kind != string(guard.KindNetwork) {
+		return usagef("--kind %q is not a kind; use --kind policy (refused by the policy) or --kind network (the network failed)", kind)
 	}
 	if limit > models.MaxRefusalPage {
 		return usagef("--limit %d is over %d; page through the console's refusal log for more", limit, models.MaxRefusalPage)
@@ -72,14 +38,16 @@ func runRefusals(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer store.Close()
-	rows, _, err := store.ListRefusals(ctx, models.RefusalQuery{Limit: limit})
+	rows, _, err := store.ListRefusals(ctx, models.RefusalQuery{Limit: limit, Kind: kind})
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		out := make([]refusalJSON, len(rows))
+		// The log's typed value, as the console's pages and CSV read it:
+		// lists are JSON arrays, the remedy an object, the kind spelt out.
+		out := make([]app.LoggedRefusal, len(rows))
 		for i, r := range rows {
-			out[i] = toRefusalJSON(r)
+			out[i] = app.LoggedRefusalOf(r)
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -91,9 +59,11 @@ func runRefusals(ctx context.Context, e env, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tTOOL\tAGENT\tCODE\tREASON\tURL\tMESSAGE")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), dash(r.Tool), dash(r.Agent), r.Code, r.Reason, r.URL, r.Message)
+	fmt.Fprintln(tw, "TIME\tTOOL\tAGENT\tKIND\tCODE\tREASON\tURL\tMESSAGE\tREMEDY")
+	for _, row := range rows {
+		r := app.LoggedRefusalOf(row)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), dash(r.Tool), dash(r.Agent),
+			r.KindOf(), r.Code, r.Reason, r.URL, r.Message, dash(tools.RemedyText(r.Remedy)))
 	}
 	return tw.Flush()
 }

@@ -81,6 +81,7 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 		Config:  a,
 
 		Identity: a,
+		Refusals: a,
 	})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	base := "http://" + l.Addr().String()

@@ -39,7 +39,7 @@ var commands = map[string]command{
 	"allow":        {summary: "manage the outbound allowlist: add, rm, list", usage: allowUsage, run: runAllow},
 	"settings":     {summary: "show and change limits: settings list, settings set KEY VALUE", usage: settingsUsage, run: runSettings},
 	"integrations": {summary: "manage HTTP integrations: list, show, add, rm, test", usage: integrationsUsage, run: runIntegrations},
-	"refusals":     {summary: "show the refusal log, newest first", usage: "refusals [--limit N] [--json]", run: runRefusals},
+	"refusals":     {summary: "show the refusal log, newest first", usage: "refusals [--limit N] [--kind policy|network] [--json]", run: runRefusals},
 	"token":        {summary: "manage agents' API tokens: token create NAME, token list, token revoke NAME", usage: tokenUsage, run: runToken},
 	"user":         {summary: "manage console users: user add, user list, user rm NAME, user passwd NAME (passwords on stdin)", usage: userUsage, run: runUser},
 	"mcp":          {summary: "serve the agent tools over MCP on stdio", usage: "mcp [--agent NAME]", run: runMCP},

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/tools"
 )
 
@@ -142,7 +143,7 @@ func TestProxyCommandServesAgents(t *testing.T) {
 		t.Errorf("stderr lacks the refusal line or the shutdown:\n%s", log)
 	}
 	r = runCLI(t, "refusals", "--json", "--db", db)
-	var rows []refusalJSON
+	var rows []app.LoggedRefusal
 	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
 		t.Fatalf("refusals --json: %v %+v", err, r)
 	}

@@ -57,7 +57,7 @@ func TestServeShutdownWritesQueuedRefusals(t *testing.T) {
 		t.Fatalf("serve: %v", err)
 	}
 	r := runCLI(t, "refusals", "--json", "--db", db)
-	var rows []refusalJSON
+	var rows []app.LoggedRefusal
 	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != n {
 		t.Fatalf("%d refusals written after shutdown, want %d (%v)", len(rows), n, err)
 	}

@@ -142,7 +142,7 @@ func TestMCPOverStdio(t *testing.T) {
 	cmd.Wait()
 	assertJSONLog(t, stderr.String(), "refused")
 	r := runCLI(t, "refusals", "--json", "--db", db)
-	var rows []refusalJSON
+	var rows []app.LoggedRefusal
 	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0].Agent != "stdio-test" || rows[0].Reason != "metadata" {
 		t.Fatalf("the stdio refusal must reach the log on shutdown: %v %+v", err, r)
 	}

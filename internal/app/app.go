@@ -96,7 +96,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
-	a.guard = guard.New(guard.Options{Resolver: opts.Resolver, Recorder: guard.RecorderFunc(a.record)})
+	a.guard = guard.New(guard.Options{Wording: ConsoleWording, Resolver: opts.Resolver, Recorder: guard.RecorderFunc(a.record)})
 	if !opts.ReadOnly {
 		if a.secrets, err = OpenSecretBox(dbPath, opts.Getenv); err != nil {
 			a.Close()

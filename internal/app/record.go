@@ -13,20 +13,23 @@ import (
 // decision line. The field names are constants so that log queries, tests
 // and docs spell them one way.
 const (
-	LogTool     = "tool"
-	LogAgent    = "agent"
-	LogThread   = "thread"
-	LogTrigger  = "trigger"
-	LogURL      = "url"
-	LogHost     = "host"
-	LogPort     = "port"
-	LogDecision = "decision" // allowed or refused; also the line's message
-	LogCode     = "code"
-	LogReason   = "reason"
-	LogKind     = "kind" // policy or network, for a refusal
-	LogCached   = "cached"
-	LogProxied  = "proxied"
-	LogMS       = "ms"
+	LogTool      = "tool"
+	LogAgent     = "agent"
+	LogThread    = "thread"
+	LogTrigger   = "trigger"
+	LogURL       = "url"
+	LogHost      = "host"
+	LogPort      = "port"
+	LogDecision  = "decision" // allowed or refused; also the line's message
+	LogCode      = "code"
+	LogReason    = "reason"
+	LogKind      = "kind" // policy or network, for a refusal
+	LogRemedy    = "remedy"
+	LogAddresses = "addresses"
+	LogRedirects = "redirects"
+	LogCached    = "cached"
+	LogProxied   = "proxied"
+	LogMS        = "ms"
 )
 
 // refusalRows takes the refusal log's rows: the store's batched
@@ -72,7 +75,8 @@ func (a *App) logRecord(rec guard.Record) {
 		slog.String(LogDecision, decision),
 	}
 	if r := rec.Refusal; r != nil {
-		attrs = append(attrs, slog.String(LogCode, string(r.Code)), slog.String(LogReason, string(r.Reason)), slog.String(LogKind, string(r.KindOf())))
+		attrs = append(attrs, slog.String(LogCode, string(r.Code)), slog.String(LogReason, string(r.Reason)), slog.String(LogKind, string(r.KindOf())),
+			slog.String(LogRemedy, string(r.Remedy.Kind)), slog.Any(LogAddresses, addrTexts(r.Addresses)), slog.Any(LogRedirects, rec.Redirects))
 	}
 	attrs = append(attrs, slog.Bool(LogCached, rec.Cached), slog.Bool(LogProxied, rec.Proxied), slog.Int64(LogMS, rec.Elapsed.Milliseconds()))
 	a.log.LogAttrs(context.Background(), slog.LevelInfo, decision, attrs...)

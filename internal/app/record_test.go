@@ -13,7 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +22,7 @@ import (
 
 	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/guard/guardtest"
+	"github.com/outboundhq/outbound/internal/browsertest"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
@@ -385,10 +386,10 @@ func refusalCases() []refusalCase {
 		fetchCase(guard.ReasonTimeout, guard.KindNetwork, `{"url": "`+site+`/slow"}`),
 		fetchCase(guard.ReasonDeclaredSize, guard.KindPolicy, `{"url": "`+site+`/declared"}`),
 		fetchCase(guard.ReasonStreamedSize, guard.KindPolicy, `{"url": "`+site+`/streamed"}`),
-		fetchCase(guard.ReasonContentType, guard.KindPolicy, `{"url": "`+site+`/pdf"}`),
-		fetchCase(guard.ReasonBadStart, guard.KindPolicy, `{"url": "`+site+`/page", "start": 99999}`),
-		fetchCase(guard.ReasonBadParams, guard.KindPolicy, `{"url": "`+site+`/page", "start": -1}`),
-		refusalCase{name: "fetch_url/reads_per_turn", tool: tools.FetchURLName, reason: guard.ReasonReadsPerTurn, kind: guard.KindPolicy,
+		fetchCase(tools.ReasonContentType, guard.KindPolicy, `{"url": "`+site+`/pdf"}`),
+		fetchCase(tools.ReasonBadStart, guard.KindPolicy, `{"url": "`+site+`/page", "start": 99999}`),
+		fetchCase(tools.ReasonBadParams, guard.KindPolicy, `{"url": "`+site+`/page", "start": -1}`),
+		refusalCase{name: "fetch_url/reads_per_turn", tool: tools.FetchURLName, reason: tools.ReasonReadsPerTurn, kind: guard.KindPolicy,
 			setup: func(t *testing.T, e *recordEnv) {
 				e.call(t, tools.FetchURLName, "T-budget", `{"url": "`+site+`/page?1"}`)
 			},
@@ -403,13 +404,13 @@ func refusalCases() []refusalCase {
 		integrationCase(guard.ReasonDeclaredSize, guard.KindPolicy, "GET", site+"/declared", `{"name": "probe"}`),
 		integrationCase(guard.ReasonStreamedSize, guard.KindPolicy, "GET", site+"/streamed", `{"name": "probe"}`),
 		integrationCase(guard.ReasonCrossOriginBody, guard.KindPolicy, "POST", site+"/307", `{"name": "probe"}`),
-		integrationCase(guard.ReasonUnknownTool, guard.KindPolicy, "GET", site+"/page", `{"name": "no_such_integration"}`),
-		integrationCase(guard.ReasonBadParams, guard.KindPolicy, "GET", site+"/page?id={id}", `{"name": "probe", "params": {}}`,
+		integrationCase(tools.ReasonUnknownIntegration, guard.KindPolicy, "GET", site+"/page", `{"name": "no_such_integration"}`),
+		integrationCase(tools.ReasonBadParams, guard.KindPolicy, "GET", site+"/page?id={id}", `{"name": "probe", "params": {}}`,
 			tools.IntegrationParam{Name: "id", Type: tools.ParamString, Required: true}),
 
-		shotCase(guard.ReasonBadSize, guard.KindPolicy, false, `{"url": "`+site+`/page", "width": 3000}`),
-		shotCase(guard.ReasonBadParams, guard.KindPolicy, false, `{"url": "`+site+`/page", "width": 99999}`),
-		refusalCase{name: "take_screenshot/browser", tool: tools.TakeScreenshotName, reason: guard.ReasonBrowser, kind: guard.KindNetwork,
+		shotCase(tools.ReasonBadSize, guard.KindPolicy, false, `{"url": "`+site+`/page", "width": 3000}`),
+		shotCase(tools.ReasonBadParams, guard.KindPolicy, false, `{"url": "`+site+`/page", "width": 99999}`),
+		refusalCase{name: "take_screenshot/browser", tool: tools.TakeScreenshotName, reason: tools.ReasonBrowser, kind: guard.KindNetwork,
 			setup: func(t *testing.T, e *recordEnv) { e.failLaunch.Store(true) },
 			act: func(t *testing.T, e *recordEnv) *guard.Refusal {
 				defer e.failLaunch.Store(false)
@@ -441,62 +442,50 @@ var notThroughATool = map[string]map[guard.Reason]string{
 		guard.ReasonConnectCheck: "the connect-time check refuses an address the decision did not check; with the guard's own resolver and dialer that cannot happen (it is the last line against a broken resolver; guard/netns_test.go drives it)",
 	},
 	tools.FetchURLName: {
-		guard.ReasonProxyAuth:       "only the proxy takes credentials",
-		guard.ReasonBadSize:         "a screenshot's viewport",
-		guard.ReasonBrowser:         "fetch_url runs no browser",
-		guard.ReasonUnknownTool:     "an integration's name",
-		guard.ReasonCrossOriginBody: "fetch_url sends GET, without a body",
+		guard.ReasonProxyAuth:          "only the proxy takes credentials",
+		tools.ReasonBadSize:            "a screenshot's viewport",
+		tools.ReasonBrowser:            "fetch_url runs no browser",
+		tools.ReasonUnknownIntegration: "an integration's name",
+		guard.ReasonCrossOriginBody:    "fetch_url sends GET, without a body",
 	},
 	tools.CallIntegrationName: {
 		guard.ReasonProxyAuth:    "only the proxy takes credentials",
-		guard.ReasonBadSize:      "a screenshot's viewport",
-		guard.ReasonBrowser:      "integrations run no browser",
-		guard.ReasonContentType:  "an integration shows any body, as text or as its size",
-		guard.ReasonReadsPerTurn: "the page budget is fetch_url's",
-		guard.ReasonBadStart:     "an integration's answer has no start offset",
+		tools.ReasonBadSize:      "a screenshot's viewport",
+		tools.ReasonBrowser:      "integrations run no browser",
+		tools.ReasonContentType:  "an integration shows any body, as text or as its size",
+		tools.ReasonReadsPerTurn: "the page budget is fetch_url's",
+		tools.ReasonBadStart:     "an integration's answer has no start offset",
 	},
 	tools.TakeScreenshotName: {
-		guard.ReasonProxyAuth:       "the screenshot's credential is issued for the call",
-		guard.ReasonRedirects:       "the browser follows redirects hop by hop through the proxy, which decides each hop; Chromium's own limit ends a loop as a failed load",
-		guard.ReasonBadRedirect:     "Chromium shows a redirect without a Location as a page",
-		guard.ReasonDeclaredSize:    "the browser reads pages through the proxy, which streams bodies without max_bytes",
-		guard.ReasonStreamedSize:    "as declared_size",
-		guard.ReasonContentType:     "a browser shows any type",
-		guard.ReasonReadsPerTurn:    "the page budget is fetch_url's",
-		guard.ReasonBadStart:        "a screenshot has no start offset",
-		guard.ReasonUnknownTool:     "an integration's name",
-		guard.ReasonCrossOriginBody: "page loads are the browser's, through the proxy",
+		guard.ReasonProxyAuth:          "the screenshot's credential is issued for the call",
+		guard.ReasonRedirects:          "the browser follows redirects hop by hop through the proxy, which decides each hop; Chromium's own limit ends a loop as a failed load",
+		guard.ReasonBadRedirect:        "Chromium shows a redirect without a Location as a page",
+		guard.ReasonDeclaredSize:       "the browser reads pages through the proxy, which streams bodies without max_bytes",
+		guard.ReasonStreamedSize:       "as declared_size",
+		tools.ReasonContentType:        "a browser shows any type",
+		tools.ReasonReadsPerTurn:       "the page budget is fetch_url's",
+		tools.ReasonBadStart:           "a screenshot has no start offset",
+		tools.ReasonUnknownIntegration: "an integration's name",
+		guard.ReasonCrossOriginBody:    "page loads are the browser's, through the proxy",
 	},
 	"proxy": {
-		guard.ReasonBadURL:          "an absolute-URI request is parsed by the HTTP server, which answers 400 before the proxy decides",
-		guard.ReasonScheme:          "a proxy request is http, or CONNECT for https",
-		guard.ReasonEmptyHost:       "as bad_url",
-		guard.ReasonCredentials:     "the HTTP server answers a request URI with user:password@ with 400 before the proxy decides",
-		guard.ReasonRedirects:       "the proxy passes redirects back to the client",
-		guard.ReasonBadRedirect:     "as redirects",
-		guard.ReasonDeclaredSize:    "the proxy streams bodies; max_bytes is the tools' limit",
-		guard.ReasonStreamedSize:    "as declared_size",
-		guard.ReasonContentType:     "the proxy passes any type",
-		guard.ReasonReadsPerTurn:    "a tool's budget",
-		guard.ReasonBadStart:        "a tool's input",
-		guard.ReasonBadSize:         "a tool's input",
-		guard.ReasonBrowser:         "the proxy runs no browser",
-		guard.ReasonUnknownTool:     "a tool's input",
-		guard.ReasonBadParams:       "a tool's input",
-		guard.ReasonCrossOriginBody: "as redirects",
+		guard.ReasonBadURL:             "an absolute-URI request is parsed by the HTTP server, which answers 400 before the proxy decides",
+		guard.ReasonScheme:             "a proxy request is http, or CONNECT for https",
+		guard.ReasonEmptyHost:          "as bad_url",
+		guard.ReasonCredentials:        "the HTTP server answers a request URI with user:password@ with 400 before the proxy decides",
+		guard.ReasonRedirects:          "the proxy passes redirects back to the client",
+		guard.ReasonBadRedirect:        "as redirects",
+		guard.ReasonDeclaredSize:       "the proxy streams bodies; max_bytes is the tools' limit",
+		guard.ReasonStreamedSize:       "as declared_size",
+		tools.ReasonContentType:        "the proxy passes any type",
+		tools.ReasonReadsPerTurn:       "a tool's budget",
+		tools.ReasonBadStart:           "a tool's input",
+		tools.ReasonBadSize:            "a tool's input",
+		tools.ReasonBrowser:            "the proxy runs no browser",
+		tools.ReasonUnknownIntegration: "a tool's input",
+		tools.ReasonBadParams:          "a tool's input",
+		guard.ReasonCrossOriginBody:    "as redirects",
 	},
-}
-
-func browserMissing() string {
-	for _, v := range []string{"OUTBOUND_CHROMIUM", "PLAYWRIGHT_DRIVER_PATH", "PLAYWRIGHT_NODEJS_PATH"} {
-		if os.Getenv(v) == "" {
-			return v + " is not set, so no browser can run; see the user guide's screenshot setup"
-		}
-	}
-	if _, err := os.Stat(os.Getenv("OUTBOUND_CHROMIUM")); err != nil {
-		return "OUTBOUND_CHROMIUM: " + err.Error()
-	}
-	return ""
 }
 
 // TestEveryRefusalIsOneRecord drives every refusal reason of every tool
@@ -514,7 +503,7 @@ func TestEveryRefusalIsOneRecord(t *testing.T) {
 		covered[c.tool][c.reason] = true
 	}
 	for tool, seen := range covered {
-		for _, r := range guard.Reasons {
+		for _, r := range slices.Concat(guard.Reasons, tools.Reasons) {
 			why, listed := notThroughATool[tool][r]
 			if _, any := notThroughATool["*"][r]; any {
 				listed, why = true, "listed for every tool"
@@ -528,7 +517,10 @@ func TestEveryRefusalIsOneRecord(t *testing.T) {
 		}
 	}
 
-	skipBrowser := browserMissing()
+	skipBrowser, err := browsertest.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.browser && skipBrowser != "" {

@@ -2,29 +2,35 @@ package app
 
 import (
 	"net/netip"
-	"strings"
 
 	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/models"
 )
 
 // refusalRow is the refusal log's row for a refused or failed Record: the
-// one place a Record becomes a models.Refusal.
+// one place a Record becomes a models.Refusal. Lists stay lists (the store
+// owns their encoding), and the remedy and kind are stored as data, so no
+// reader ever parses the fix's prose.
 func refusalRow(rec guard.Record) models.Refusal {
 	r := rec.Refusal
 	return models.Refusal{
 		Time: rec.Time, Tool: rec.Caller.Tool, URL: r.URL, Host: r.Host, Port: int(rec.Port),
-		Addresses: joinAddrs(r.Addresses), Code: string(r.Code), Reason: string(r.Reason),
-		Message: r.Message, Fix: r.Fix, Entry: r.Entry,
+		Addresses: addrTexts(r.Addresses), Code: string(r.Code), Reason: string(r.Reason), Kind: string(r.KindOf()),
+		Message: r.Message, Fix: r.Fix, RemedyKind: string(r.Remedy.Kind), RemedyValue: r.Remedy.Value(), Entry: r.Entry,
 		Agent: rec.Caller.Agent, Thread: rec.Caller.Thread, Trigger: rec.Caller.Trigger,
-		Redirects: strings.Join(rec.Redirects, "\n"),
+		Redirects: rec.Redirects,
 	}
 }
 
-func joinAddrs(addrs []netip.Addr) string {
-	parts := make([]string, len(addrs))
-	for i, a := range addrs {
-		parts[i] = a.String()
+// addrTexts is addrs as the store and the log keep them: a list, never
+// joined text.
+func addrTexts(addrs []netip.Addr) []string {
+	if len(addrs) == 0 {
+		return nil
 	}
-	return strings.Join(parts, ",")
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = a.String()
+	}
+	return out
 }

@@ -1,0 +1,67 @@
+package app
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/models"
+)
+
+// LoggedRefusal is a refusal as the log holds it: the guard's value, whole
+// and typed, with its place in the log, the conversation it came from and
+// its review. The refusal pages, the CSV and `console refusals` (text and
+// --json) all render this one value; none of them reads a stored column
+// on its own or splits stored text.
+type LoggedRefusal struct {
+	ID   int64     `json:"id"`
+	Time time.Time `json:"time"`
+	guard.Refusal
+	Thread     string     `json:"thread,omitempty"`
+	Trigger    string     `json:"trigger,omitempty"`
+	Status     string     `json:"status,omitempty"`
+	Comment    string     `json:"comment,omitempty"`
+	ReviewedBy string     `json:"reviewed_by,omitempty"`
+	ReviewedAt *time.Time `json:"reviewed_at,omitempty"`
+}
+
+// LoggedRefusalOf turns a stored row back into the typed value it was
+// written from. Kind is always set, policy or network, so the JSON says it.
+func LoggedRefusalOf(r models.Refusal) LoggedRefusal {
+	kind := guard.Kind(r.Kind)
+	if kind == "" {
+		kind = guard.KindPolicy
+	}
+	out := LoggedRefusal{
+		ID: r.ID, Time: r.Time.UTC(),
+		Refusal: guard.Refusal{
+			Code: guard.Code(r.Code), Reason: guard.Reason(r.Reason), Message: r.Message, Fix: r.Fix,
+			Remedy: guard.RemedyOf(r.RemedyKind, r.RemedyValue), Kind: kind,
+			Tool: r.Tool, Agent: r.Agent, URL: r.URL, Host: r.Host, Port: uint16(r.Port), Entry: r.Entry,
+			Addresses: addrsOf(r.Addresses), Redirects: []string(r.Redirects),
+		},
+		Thread: r.Thread, Trigger: r.Trigger, Status: string(r.Status), Comment: r.Comment,
+		ReviewedBy: r.ReviewedBy, ReviewedAt: r.ReviewedAt,
+	}
+	if out.ReviewedAt != nil {
+		t := out.ReviewedAt.UTC()
+		out.ReviewedAt = &t
+	}
+	return out
+}
+
+// addrsOf parses stored addresses; the guard wrote them, so each parses.
+// One that does not (a hand-edited database) is left out rather than
+// shown as something it is not.
+func addrsOf(texts []string) []netip.Addr {
+	if len(texts) == 0 {
+		return nil
+	}
+	out := make([]netip.Addr, 0, len(texts))
+	for _, t := range texts {
+		if a, err := netip.ParseAddr(t); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
