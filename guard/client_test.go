@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"github.com/outboundhq/outbound/guard/guardtest"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/outboundhq/outbound/guard/guardtest"
 )
 
 // publicServer serves h on loopback and routes a public-looking address to

@@ -1,9 +1,10 @@
 package guard
 
 import (
-	"github.com/outboundhq/outbound/guard/guardtest"
 	"sync"
 	"testing"
+
+	"github.com/outboundhq/outbound/guard/guardtest"
 )
 
 // newResolver builds a guardtest.Resolver from name, addresses pairs.

@@ -104,3 +104,19 @@ func TestRedirectsKeepCredentialsAndBodiesOnTheirOrigin(t *testing.T) {
 		t.Fatalf("reported: %+v", ev)
 	}
 }
+
+func TestCookieIsDroppedHoweverItIsSpelled(t *testing.T) {
+	g := newTestGuard(t, nil, newResolver("a.example.com", []string{"93.184.216.34"}))
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Get("Cookie") + "|" + r.UserAgent() }))
+	defer srv.Close()
+	g.dialer.Route("93.184.216.34:80", srv.Listener.Addr().String())
+	resp, err := g.Do(context.Background(), Request{URL: "http://a.example.com/", Header: http.Header{"cookie": {"s=1"}, "user-agent": {"curl/8"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if v := <-got; v != "|"+DefaultUserAgent {
+		t.Fatalf("the server saw cookie|agent %q", v)
+	}
+}
