@@ -12,7 +12,7 @@ import (
 )
 
 // Agents verifies an agent's API token and returns the agent's name.
-// cmd/console implements it over the store, which keeps only hashes.
+// internal/app implements it over the store, which keeps only hashes.
 type Agents interface {
 	VerifyToken(ctx context.Context, token string) (agent string, err error)
 }
@@ -20,8 +20,9 @@ type Agents interface {
 // ErrBadToken is returned by Agents for a missing, unknown or revoked token.
 var ErrBadToken = errors.New("the API token is missing, unknown or revoked")
 
-// bearerToken extracts the token of an "Authorization: Bearer …" header.
-func bearerToken(r *http.Request) (string, bool) {
+// BearerToken extracts the token of an "Authorization: Bearer …" header:
+// the one parser for every front end that takes agents' tokens.
+func BearerToken(r *http.Request) (string, bool) {
 	fields := strings.Fields(r.Header.Get("Authorization"))
 	if len(fields) != 2 || !strings.EqualFold(fields[0], "bearer") {
 		return "", false

@@ -46,7 +46,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 const maxAPIBody = 64 << 10
 
 func authenticate(r *http.Request, agents Agents) (string, error) {
-	token, ok := bearerToken(r)
+	token, ok := BearerToken(r)
 	if !ok {
 		return "", &APIError{Status: http.StatusUnauthorized, Code: "unauthorized", Message: "The request has no bearer token.",
 			Fix: "Send the agent's token as Authorization: Bearer TOKEN; an admin creates one under Agents or with `console token create NAME`."}

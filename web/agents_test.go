@@ -222,7 +222,6 @@ func TestTokenNeverReachesTheLog(t *testing.T) {
 	var logged bytes.Buffer
 	srv := New(Deps{
 		Store: base.store, Guard: base.guard, Settings: tools.DefaultSettings,
-		Reload:   func(context.Context) error { return nil },
 		Log:      slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Identity: app.ForStore(base.store, app.StoreOptions{}),
 	})

@@ -40,7 +40,7 @@ func BenchmarkAllowlistSaveUntilEnforced(b *testing.B) {
 	store := a.Store()
 	h := &harness{app: a, store: store, guard: a.Guard(), resolver: resolver}
 	srv := httptest.NewServer(New(Deps{
-		Store: store, Guard: h.guard, Settings: a.Settings, Reload: a.Reload, Config: a,
+		Store: store, Guard: h.guard, Settings: a.Settings, Config: a,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}))
 	defer srv.Close()

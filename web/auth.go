@@ -210,11 +210,3 @@ func (s *Server) changePassword(c echo.Context) error {
 	s.clearCookie(c, sessionCookie)
 	return redirect(c, "/login")
 }
-
-// audit records a change. A failure to audit is logged, not shown: the
-// change itself already happened.
-func (s *Server) audit(c echo.Context, records ...models.Audit) {
-	if err := s.d.Store.RecordAudit(c.Request().Context(), records...); err != nil {
-		s.d.Log.Error("audit record failed", "err", err)
-	}
-}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
@@ -27,7 +28,7 @@ func TestMetricsCountDecisionsRefusalsAndLatencyBehindAuth(t *testing.T) {
 	m.Record(guard.Record{Caller: guard.Caller{Tool: "fetch_url"}, Host: "a.example.com", Cached: true, Elapsed: time.Millisecond})
 	m.Record(guard.Record{Caller: guard.Caller{Tool: "take_screenshot"}, Refusal: &guard.Refusal{Code: guard.CodeForbidden}})
 	m.Record(guard.Record{Caller: guard.Caller{Tool: "proxy"}, Refusal: &guard.Refusal{Code: guard.CodeTimeout, Kind: guard.KindNetwork}})
-	srv := httptest.NewServer(New(Deps{Store: store, Metrics: m.Handler(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	srv := httptest.NewServer(New(Deps{Store: store, Agents: app.ForStore(store, app.StoreOptions{}), Metrics: m.Handler(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	defer srv.Close()
 
 	get := func(token string) (int, string) {

@@ -45,7 +45,6 @@ func BenchmarkRefusalLogPage(b *testing.B) {
 	srv := New(Deps{
 		Store: store, Now: func() time.Time { return now },
 		Settings: func() tools.Settings { return tools.DefaultSettings() },
-		Reload:   func(context.Context) error { return nil },
 		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	session := benchSession(b, store, now)

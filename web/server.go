@@ -35,13 +35,13 @@ type Deps struct {
 	Guard Decider
 	// Settings returns the settings in force.
 	Settings func() tools.Settings
-	// Reload makes the running guard and tools pick up a saved change
-	// now, rather than at the next revision poll.
-	Reload func(ctx context.Context) error
 	// MCP and Tools are mounted as they are; they check agents' tokens.
 	// Tools serves every registered tool at /api/v1/tools/<name>.
 	MCP   http.Handler
 	Tools ToolAPI
+	// Agents checks agents' API tokens (for /metrics); *app.App
+	// implements it. Without it only a signed-in admin reads /metrics.
+	Agents tools.Agents
 	// Metrics serves /metrics to an agent's bearer token (a Prometheus
 	// scraper) or a signed-in admin.
 	Metrics http.Handler

@@ -64,7 +64,7 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 	// the turn budget and one turn counter per MCP session.
 	reg := tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings, Shots: shots, Integrations: a.Integrations()})
 	var setup *web.SetupToken
-	if n, err := a.Store().CountUsers(ctx); err != nil {
+	if n, err := a.CountUsers(ctx); err != nil {
 		return err
 	} else if n == 0 {
 		if setup, err = web.NewSetupToken(); err != nil {
@@ -72,14 +72,14 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 		}
 	}
 	srv := web.New(web.Deps{
-		Store: a.Store(), Guard: a.Guard(), Settings: a.Settings, Reload: a.Reload,
-		MCP:     tools.MCPHandler(reg.MCPServer(buildVersion(), ""), agents),
-		Tools:   reg.API(agents),
-		Metrics: metrics.Handler(),
-		Setup:   setup,
-		Log:     log,
-		Config:  a,
-
+		Store: a.Store(), Guard: a.Guard(), Settings: a.Settings,
+		MCP:      tools.MCPHandler(reg.MCPServer(buildVersion(), ""), agents),
+		Tools:    reg.API(agents),
+		Agents:   a,
+		Metrics:  metrics.Handler(),
+		Setup:    setup,
+		Log:      log,
+		Config:   a,
 		Identity: a,
 		Refusals: a,
 	})
