@@ -11,7 +11,6 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/outboundhq/outbound/guard/guardtest"
 	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 )
@@ -126,17 +125,10 @@ func TestAllowThisHostButton(t *testing.T) {
 }
 
 // newReviewHarness is a harness whose reviews go through the application
-// layer, wired as `console serve` wires it.
+// layer, wired as `console serve` wires it (every harness is).
 func newReviewHarness(t *testing.T) *harness {
 	t.Helper()
-	return newHarnessWith(t, func(d *Deps) {
-		a, err := app.Open(t.Context(), d.Store.Path(), app.Options{Resolver: guardtest.NewResolver()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { a.Close() })
-		d.Refusals = a
-	})
+	return newHarness(t)
 }
 
 // reviewAudits is the audit trail's refusal reviews, newest first.

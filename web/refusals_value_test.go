@@ -40,12 +40,12 @@ func TestRefusalIsOneValueFromGuardToPageAndCSV(t *testing.T) {
 		// The loopback start page is listed literally; the wildcard admits
 		// wiki.intranet.corp's name but never its private addresses.
 		entries := []models.AllowlistEntry{{Entry: start.Listener.Addr().String()}, {Entry: "*.intranet.corp"}}
-		if _, err := d.Store.AddAllowlistEntries(ctx, rev, entries); err != nil {
+		if _, err := d.Store.(*models.Store).AddAllowlistEntries(ctx, rev, entries); err != nil {
 			t.Fatal(err)
 		}
 		resolver := guardtest.NewResolver()
 		resolver.Answer("wiki.intranet.corp", "10.1.2.3", "fd00::7")
-		a, err := app.Open(ctx, d.Store.Path(), app.Options{Resolver: resolver})
+		a, err := app.Open(ctx, d.Store.(*models.Store).Path(), app.Options{Resolver: resolver})
 		if err != nil {
 			t.Fatal(err)
 		}

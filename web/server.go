@@ -17,7 +17,6 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/outboundhq/outbound/guard"
-	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
 
@@ -31,7 +30,7 @@ type Decider interface {
 
 // Deps is what the console needs from the process that runs it.
 type Deps struct {
-	Store *models.Store
+	Store Store
 	Guard Decider
 	// Settings returns the settings in force.
 	Settings func() tools.Settings
