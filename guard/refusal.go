@@ -75,6 +75,9 @@ const (
 	KindNetwork Kind = "network"
 )
 
+// Kinds lists every kind, for filters and documentation.
+var Kinds = []Kind{KindPolicy, KindNetwork}
+
 // RemedyKind says what, if anything, an admin can change so that the
 // same request would pass.
 type RemedyKind string

@@ -87,7 +87,7 @@ func TestRefusalValues(t *testing.T) {
 	}
 	rows := []Refusal{
 		{Tool: "fetch_url", Agent: "helpdesk", Code: "forbidden", Reason: "not_allowlisted"},
-		{Tool: "screenshot", Agent: "", Code: "forbidden", Reason: "internal_address"},
+		{Tool: "take_screenshot", Agent: "", Code: "forbidden", Reason: "internal_address"},
 		{Tool: "fetch_url", Agent: "triage", Code: "invalid", Reason: "scheme"},
 		{Tool: "fetch_url", Agent: "helpdesk", Code: "timeout", Reason: "timeout"},
 	}
@@ -99,7 +99,7 @@ func TestRefusalValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := RefusalFacets{
-		Tools:   []string{"fetch_url", "screenshot"},
+		Tools:   []string{"fetch_url", "take_screenshot"},
 		Agents:  []string{"helpdesk", "triage"},
 		Codes:   []string{"forbidden", "invalid", "timeout"},
 		Reasons: []string{"internal_address", "not_allowlisted", "scheme", "timeout"},

@@ -16,7 +16,7 @@ func sampleRefusals() []Refusal {
 		{Tool: "fetch_url", Host: "metadata.google.internal", Port: 80, Code: "blocked_address", Reason: "link_local", Agent: "triage", URL: "http://metadata.google.internal/"},
 		{Tool: "take_screenshot", Host: "status.example.com", Port: 443, Code: "not_allowlisted", Reason: "private", Agent: "triage", Addresses: StringList{"10.0.0.5", "10.0.0.6"}},
 		{Tool: "fetch_url", Host: "a_b.example.com", Port: 443, Code: "not_allowlisted", Reason: "private", Agent: "billing"},
-		{Tool: "integration", Host: "axb.example.com", Port: 8443, Code: "bad_port", Reason: "port", Agent: "billing",
+		{Tool: "call_integration", Host: "axb.example.com", Port: 8443, Code: "bad_port", Reason: "port", Agent: "billing",
 			Redirects: StringList{"https://x.example/", "https://axb.example.com:8443/"}},
 		{Tool: "proxy", Host: "STATUS.example.com.evil.net", Port: 443, Code: "blocked_address", Reason: "loopback", Agent: "triage"},
 	}

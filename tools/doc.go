@@ -11,5 +11,6 @@
 // Every tool goes through the guard: a tool never opens a connection of its
 // own, and every refusal is one value (code, reason, message, fix) that the
 // agent reads, the refusal log keeps and the console shows. Tools know
-// nothing of the store; cmd/console hands them small interfaces.
+// nothing of the store; internal/app hands them small interfaces (Agents,
+// settings as a function) and receives their decision records.
 package tools

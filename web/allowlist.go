@@ -42,7 +42,7 @@ func (s *Server) guardSettings() guard.Settings {
 // card builds the card's view model.
 func (st allowlistState) card(canEdit bool) views.EgressCard {
 	ports := openPorts(st.settings)
-	c := views.EgressCard{Revision: st.Version, CanEdit: canEdit, OpenPorts: ports}
+	c := views.EgressCard{Revision: st.Version, CanEdit: canEdit, OpenPorts: ports, Mode: app.Badge(len(st.Rows))}
 	for i, r := range st.Rows {
 		e := st.Entries[i]
 		c.Entries = append(c.Entries, views.AllowRow{

@@ -164,7 +164,7 @@ func seedWebBench(path string) error {
 			kinds = append(kinds, k)
 		}
 	}
-	tools := []string{"fetch_url", "fetch_url", "fetch_url", "screenshot", "integration", "proxy"}
+	tools := []string{"fetch_url", "fetch_url", "fetch_url", "take_screenshot", "call_integration", "proxy"}
 	statuses := []models.ReviewStatus{"", "", "", "", "", "", "", models.StatusExpected, models.StatusReviewed, models.StatusNeedsAccess}
 	rng := rand.New(rand.NewPCG(7, 11))
 	step := 90 * 24 * time.Hour / webBenchRows

@@ -20,7 +20,13 @@ var refusalFilterKeys = []string{"code", "reason", "kind", "tool", "agent", "hos
 
 // kindOptions are the values of the kind filter: a refusal of the policy,
 // or a failure of the network.
-var kindOptions = []string{string(guard.KindPolicy), string(guard.KindNetwork)}
+var kindOptions = func() []string {
+	out := make([]string, len(guard.Kinds))
+	for i, k := range guard.Kinds {
+		out[i] = string(k)
+	}
+	return out
+}()
 
 // maxFilterValue bounds free-text filter values. No tool, agent or reason
 // name is this long; a longer value is a pasted mistake.

@@ -55,7 +55,7 @@ func standardLog(t *testing.T, h *harness) logFixture {
 		{Time: at(2, 15), Tool: "fetch_url", Agent: "helpdesk", Host: "intranet.corp.evil.example", URL: "https://intranet.corp.evil.example/x", Code: "forbidden", Reason: "internal_address"},
 		{Time: at(3, 8), Tool: "fetch_url", Agent: "triage", Host: "", URL: "gopher://example.com/", Code: "invalid", Reason: "scheme"},
 		{Time: at(4, 12), Tool: "fetch_url", Agent: "helpdesk", Host: "slow.example.com", URL: "https://slow.example.com/", Code: "timeout", Reason: "timeout"},
-		{Time: at(5, 7), Tool: "screenshot", Agent: "helpdesk", Host: "intranet.corp", URL: "https://intranet.corp/", Code: "forbidden", Reason: "not_allowlisted"},
+		{Time: at(5, 7), Tool: "take_screenshot", Agent: "helpdesk", Host: "intranet.corp", URL: "https://intranet.corp/", Code: "forbidden", Reason: "not_allowlisted"},
 	}
 	return seedLog(t, h, names, rows)
 }
@@ -95,7 +95,7 @@ func TestRefusalLogListsNewestFirst(t *testing.T) {
 	}
 	top := p.doc.Find(`[data-testid="refusal-row"]`).First()
 	cells := top.Find("td").Map(func(_ int, s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") })
-	wantCells := []string{"2025-03-06 07:00:00", "screenshot", "helpdesk", "intranet.corp", "forbidden not_allowlisted", "https://intranet.corp/", "Unreviewed"}
+	wantCells := []string{"2025-03-06 07:00:00", "take_screenshot", "helpdesk", "intranet.corp", "forbidden not_allowlisted", "https://intranet.corp/", "Unreviewed"}
 	if !slices.Equal(cells, wantCells) {
 		t.Errorf("top row cells %q, want %q", cells, wantCells)
 	}
@@ -134,7 +134,7 @@ func TestRefusalLogFilters(t *testing.T) {
 	}{
 		{"code", url.Values{"code": {"timeout"}}, []string{"timeout"}},
 		{"reason", url.Values{"reason": {"not_allowlisted"}}, []string{"shot-intranet", "intranet-exact"}},
-		{"tool", url.Values{"tool": {"screenshot"}}, []string{"shot-intranet"}},
+		{"tool", url.Values{"tool": {"take_screenshot"}}, []string{"shot-intranet"}},
 		{"agent", url.Values{"agent": {"triage"}}, []string{"bad-scheme", "metadata"}},
 		{"host substring", url.Values{"host": {"intranet.corp"}}, []string{"shot-intranet", "evil-lookalike", "intranet-exact", "intranet-old"}},
 		{"host substring ignores case", url.Values{"host": {"INTRANET.CORP.EVIL"}}, []string{"evil-lookalike"}},
@@ -148,7 +148,7 @@ func TestRefusalLogFilters(t *testing.T) {
 		{"status expected", url.Values{"status": {"expected"}}, []string{"metadata"}},
 		{"status unreviewed", url.Values{"status": {"unreviewed"}, "agent": {"triage"}}, []string{"bad-scheme"}},
 		{"combined", url.Values{"code": {"forbidden"}, "host": {`"intranet.corp"`}, "from": {"2025-03-02"}, "agent": {"helpdesk"}}, []string{"shot-intranet", "intranet-exact"}},
-		{"nothing matches", url.Values{"tool": {"screenshot"}, "status": {"reviewed"}}, nil},
+		{"nothing matches", url.Values{"tool": {"take_screenshot"}, "status": {"reviewed"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,7 +211,7 @@ func TestRefusalLogBadFilterInput(t *testing.T) {
 		// filters to fix; no row shows until they are.
 		named string
 	}{
-		{"unparseable from", url.Values{"from": {"2025-13-01"}, "tool": {"screenshot"}}, "from", `"2025-13-01" is not a date or time`, "the From filter is"},
+		{"unparseable from", url.Values{"from": {"2025-13-01"}, "tool": {"take_screenshot"}}, "from", `"2025-13-01" is not a date or time`, "the From filter is"},
 		{"unparseable to", url.Values{"to": {"yesterday"}, "code": {"timeout"}}, "to", "write it as 2025-03-01", "the To filter is"},
 		{"to before from", url.Values{"from": {"2025-03-05"}, "to": {"2025-03-02"}}, "to", "is before From", "the To filter is"},
 		{"unknown code", url.Values{"code": {"blocked"}, "agent": {"triage"}}, "code", `"blocked" is not a refusal code; choose one of invalid, forbidden`, "the Code filter is"},
@@ -219,7 +219,7 @@ func TestRefusalLogBadFilterInput(t *testing.T) {
 		{"unmatched quote", url.Values{"host": {`"intranet.corp`}, "code": {"timeout"}}, "host", "unmatched double quote", "the Host filter is"},
 		{"empty quotes", url.Values{"host": {`""`}, "code": {"timeout"}}, "host", "hold no host name", "the Host filter is"},
 		{"overlong agent", url.Values{"agent": {strings.Repeat("a", 201)}, "code": {"timeout"}}, "agent", "at most 200 characters", "the Agent filter is"},
-		{"two bad filters", url.Values{"code": {"blocked"}, "from": {"soon"}, "tool": {"screenshot"}}, "code", "is not a refusal code", "the Code and From filters are"},
+		{"two bad filters", url.Values{"code": {"blocked"}, "from": {"soon"}, "tool": {"take_screenshot"}}, "code", "is not a refusal code", "the Code and From filters are"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

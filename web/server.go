@@ -1,5 +1,6 @@
 // Package web is the console's HTTP server: Echo routes that turn requests
-// into view models for views/ and changes for models/. It is the product's
+// into view models for views/ and changes into calls of the application
+// layer (internal/app), through the small interfaces declared here. It is the product's
 // front door, so everything here is a plain form first (Post/Redirect/Get,
 // no script required), every change is checked on the server for the
 // signed-in user's role, and every form carries a CSRF token.

@@ -74,7 +74,7 @@ func allowAdd(ctx context.Context, e env, args []string) error {
 	for _, en := range res.AlreadyListed {
 		fmt.Fprintf(e.stdout, "%s is already listed; nothing to add\n", en)
 	}
-	fmt.Fprintln(e.stdout, badge(res.Listed))
+	fmt.Fprintln(e.stdout, app.Badge(res.Listed))
 	return notReloadedWarning(e, err)
 }
 
@@ -121,7 +121,7 @@ func allowRemove(ctx context.Context, e env, args []string) error {
 	for _, r := range res.Removed {
 		fmt.Fprintf(e.stdout, "removed %s\n", r.Entry)
 	}
-	fmt.Fprintln(e.stdout, badge(res.Listed))
+	fmt.Fprintln(e.stdout, app.Badge(res.Listed))
 	return notReloadedWarning(e, err)
 }
 
@@ -164,7 +164,7 @@ func allowList(ctx context.Context, e env, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	fmt.Fprintln(e.stdout, badge(len(rows)))
+	fmt.Fprintln(e.stdout, app.Badge(len(rows)))
 	if len(rows) == 0 {
 		fmt.Fprintln(e.stdout, "Any public host on the allowed ports can be reached. Add an entry to allow only listed hosts.")
 		return nil
@@ -175,14 +175,6 @@ func allowList(ctx context.Context, e env, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Entry, r.Note, r.AddedBy, r.CreatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	return tw.Flush()
-}
-
-// badge is the card's badge: PUBLIC WEB for an empty list, N ALLOWED otherwise.
-func badge(n int) string {
-	if n == 0 {
-		return "PUBLIC WEB"
-	}
-	return fmt.Sprintf("%d ALLOWED", n)
 }
 
 // openForChange opens the app for a command that changes the allowlist

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/outboundhq/outbound/guard"
@@ -27,7 +28,7 @@ func runRefusals(ctx context.Context, e env, args []string) error {
 	if len(rest) != 0 {
 		return usagef("refusals takes no arguments; use --limit N, --kind and --json")
 	}
-	if kind != "" && kind != string(guard.KindPolicy) && kind != string(guard.KindNetwork) {
+	if kind != "" && !slices.Contains(guard.Kinds, guard.Kind(kind)) {
 		return usagef("--kind %q is not a kind; use --kind policy (refused by the policy) or --kind network (the network failed)", kind)
 	}
 	if limit > models.MaxRefusalPage {

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"log/slog"
-
 	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
@@ -23,9 +21,3 @@ func (a *App) Integrations() *tools.Integrations { return a.integrations }
 
 // Secrets seals integration secrets; nil on a read-only App.
 func (a *App) Secrets() *tools.SecretBox { return a.secrets }
-
-// Log is the app's logger.
-func (a *App) Log() *slog.Logger { return a.log }
-
-// DBPath is the database's path as given to Open.
-func (a *App) DBPath() string { return a.dbPath }

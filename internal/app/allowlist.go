@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -304,4 +305,14 @@ func (a *App) RemoveEntries(ctx context.Context, req RemoveEntries) (EntriesRemo
 	left := len(st.Rows) - len(rows)
 	res := EntriesRemoved{Removed: rows, PublicWeb: left == 0, Listed: left, Version: v}
 	return res, a.reloadAfter(ctx, "allowlist")
+}
+
+// Badge is the allowlist's mode as the console's card and the CLI show it:
+// "PUBLIC WEB" for an empty list (any public host), "N ALLOWED" otherwise
+// (only the listed hosts).
+func Badge(entries int) string {
+	if entries == 0 {
+		return "PUBLIC WEB"
+	}
+	return strconv.Itoa(entries) + " ALLOWED"
 }

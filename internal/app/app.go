@@ -34,7 +34,6 @@ type App struct {
 	refusals refusalRows
 	metrics  guard.Recorder
 	log      *slog.Logger
-	dbPath   string
 	// secrets seals integration header secrets; integrations runs them.
 	secrets      *tools.SecretBox
 	integrations *tools.Integrations
@@ -91,7 +90,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	a := &App{store: store, log: opts.Log, metrics: opts.Metrics, dbPath: dbPath, onReload: opts.OnReload, passwordCost: opts.PasswordCost}
+	a := &App{store: store, log: opts.Log, metrics: opts.Metrics, onReload: opts.OnReload, passwordCost: opts.PasswordCost}
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}

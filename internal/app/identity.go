@@ -45,9 +45,7 @@ func OpenStoreOnly(path string, mode DBMode) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := ForStore(store, StoreOptions{})
-	a.dbPath = path
-	return a, nil
+	return ForStore(store, StoreOptions{}), nil
 }
 
 // ErrWrongPassword is a current password that does not match.
