@@ -203,8 +203,6 @@ func integrationsAdd(ctx context.Context, e env, args []string) error {
 	if len(rest) != 0 {
 		return usagef("integrations add takes flags only, but got %q; quote a value containing spaces, e.g. --description \"Look up an order.\"", strings.Join(rest, " "))
 	}
-	in.Name, in.Method = strings.TrimSpace(in.Name), strings.ToUpper(strings.TrimSpace(in.Method))
-	in.URL, in.Description, in.Body = strings.TrimSpace(in.URL), strings.TrimSpace(in.Description), strings.TrimSpace(in.Body)
 	for _, line := range headers {
 		h, ok := app.ParseHeaderLine(line)
 		if !ok {

@@ -19,6 +19,16 @@ type IntegrationInput struct {
 	Params                    []tools.IntegrationParam
 }
 
+// Normalized is in as it is checked and stored, whichever front end read
+// it: text fields without surrounding space, the method in capitals
+// ("post" is POST).
+func (in IntegrationInput) Normalized() IntegrationInput {
+	in.Name, in.Description = strings.TrimSpace(in.Name), strings.TrimSpace(in.Description)
+	in.Method = strings.ToUpper(strings.TrimSpace(in.Method))
+	in.URL, in.Body = strings.TrimSpace(in.URL), strings.TrimSpace(in.Body)
+	return in
+}
+
 // HeaderInput is one header as given. A secret header with an empty
 // Value and Keep set keeps the sealed value stored under the header named
 // Keep: an edit that leaves a secret untouched.
@@ -50,6 +60,7 @@ func ParseHeaderLine(line string) (HeaderInput, bool) {
 // replaces, nil for a new one. The form calls it on its own to show these
 // problems next to ones of its own parsing.
 func CheckIntegration(in IntegrationInput, old *models.Integration) []Problem {
+	in = in.Normalized()
 	var problems []Problem
 	add := func(p Problem) {
 		for _, q := range problems {

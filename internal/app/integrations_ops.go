@@ -76,6 +76,7 @@ func (s IntegrationSaved) Renamed() bool { return s.OldName != "" && s.OldName !
 // call it at once. Errors: *ValidationError, *DuplicateError (the name is
 // taken), *ConflictError, *NotReloadedError (saved, result valid).
 func (a *App) CreateIntegration(ctx context.Context, req SaveIntegration) (IntegrationSaved, error) {
+	req.Input = req.Input.Normalized()
 	if problems := CheckIntegration(req.Input, nil); len(problems) > 0 {
 		return IntegrationSaved{}, &ValidationError{Problems: problems}
 	}
@@ -96,6 +97,7 @@ func (a *App) CreateIntegration(ctx context.Context, req SaveIntegration) (Integ
 // origin. Errors: *NotFoundError, *ValidationError, *DuplicateError (the
 // new name is taken), *ConflictError, *NotReloadedError.
 func (a *App) UpdateIntegration(ctx context.Context, name string, req SaveIntegration) (IntegrationSaved, error) {
+	req.Input = req.Input.Normalized()
 	old, err := a.store.IntegrationByName(ctx, name)
 	if err != nil {
 		return IntegrationSaved{}, storeError(err)

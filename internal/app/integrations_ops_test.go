@@ -176,3 +176,24 @@ func TestIntegrationOperations(t *testing.T) {
 		}
 	})
 }
+
+// TestIntegrationInputIsNormalizedForEveryFrontEnd: the operation, not
+// the web form or the command line, trims the text fields and capitalises
+// the method, so both front ends store the same integration.
+func TestIntegrationInputIsNormalizedForEveryFrontEnd(t *testing.T) {
+	ctx := context.Background()
+	ta := openTestApp(t)
+	in := orderInput("http://orders.example.com")
+	in.Name, in.Method, in.URL, in.Description = "  order_status ", " post", " http://orders.example.com/orders/{id} ", " Look up an order. "
+	saved, err := ta.CreateIntegration(ctx, SaveIntegration{Input: in, Actor: "ada", Version: models.AnyRevision})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := saved.Row
+	if row.Name != "order_status" || row.Method != "POST" || row.URLTemplate != "http://orders.example.com/orders/{id}" || row.Description != "Look up an order." {
+		t.Fatalf("stored %q %q %q %q, want trimmed and POST", row.Name, row.Method, row.URLTemplate, row.Description)
+	}
+	if problems := CheckIntegration(in, nil); len(problems) != 0 {
+		t.Fatalf("the live check refuses what the operation stores: %+v", problems)
+	}
+}
