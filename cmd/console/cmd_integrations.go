@@ -359,12 +359,7 @@ func integrationsTest(ctx context.Context, e env, args []string) error {
 	// The call goes through the guard under the stored policy, so the
 	// app is opened as the console runs it: a policy that does not load
 	// stops the test rather than testing under another.
-	store, err := openStore(db, mustExist)
-	if err != nil {
-		return err
-	}
-	store.Close()
-	a, err := openApp(ctx, db, app.Options{Log: quietLog()})
+	a, err := openApp(ctx, db, app.Options{Log: quietLog(), MustExist: true})
 	if err != nil {
 		return err
 	}

@@ -71,16 +71,20 @@ type Options struct {
 	// App's guard keeps its default policy until a reload succeeds, so it
 	// must never be asked to decide.
 	Repair bool
+	// MustExist refuses a database that is not there, as ReadOnly does,
+	// for a command that also needs the integrations (integrations test).
+	MustExist bool
 	// OnReload, when set, is told the outcome of every reload (tests
 	// count them to prove a refused change reloads nothing).
 	OnReload func(error)
 }
 
-// Open opens the database at dbPath (creating it unless opts.ReadOnly),
+// Open opens the database at dbPath (creating it unless opts.ReadOnly or
+// opts.MustExist),
 // builds the guard from what it stores, and loads the integrations.
 func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	mode := MayCreate
-	if opts.ReadOnly {
+	if opts.ReadOnly || opts.MustExist {
 		mode = MustExist
 	}
 	store, err := OpenStore(dbPath, mode)
