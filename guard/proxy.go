@@ -119,8 +119,9 @@ func (p *Proxy) Close() error {
 // authenticate answers 407 (or 503) itself and returns false unless the
 // request carries a credential Authenticate accepts. A request without
 // one is the normal first step of the handshake (browsers send the
-// credential only after the challenge), so only a wrong credential is
-// reported.
+// credential only after the challenge), and one with a credential revoked
+// moments ago is a straggler of an ended call, so neither is recorded; a
+// wrong or malformed credential is.
 func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bool) {
 	header := r.Header.Get("Proxy-Authorization")
 	if header == "" {
@@ -129,6 +130,7 @@ func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bo
 	}
 	user, pass, ok := parseBasic(header)
 	if !ok {
+		p.recordWrongCredential(r)
 		p.challenge(w, "The Proxy-Authorization header is not Basic base64(user:password).")
 		return Caller{}, false
 	}
@@ -140,18 +142,7 @@ func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bo
 		}
 		return c, true
 	case errors.Is(err, ErrProxyCredential):
-		if log, left := p.authLog.admit(r.RemoteAddr, p.g.now()); log {
-			// The row names only the source: the URL and host of a request
-			// that never authenticated are the sender's words, not facts.
-			msg := "A request from " + r.RemoteAddr + " carried a proxy credential that is unknown or revoked."
-			if left > 0 {
-				msg += fmt.Sprintf(" %d more wrong credentials in the last minute were not logged.", left)
-			}
-			p.g.record(WithCaller(r.Context(), Caller{Tool: "proxy"}), Record{Proxied: true, Refusal: &Refusal{
-				Code: CodeForbidden, Reason: ReasonProxyAuth, Message: msg,
-				Fix: "Give the client a current credential. " + p.opts.AuthHint,
-			}})
-		}
+		p.recordWrongCredential(r)
 		p.challenge(w, "The proxy credential is unknown or revoked.")
 	case errors.Is(err, ErrRevokedCredential):
 		p.challenge(w, "The proxy credential was revoked: the call it was issued for has ended.")
@@ -159,6 +150,25 @@ func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bo
 		writeText(w, http.StatusServiceUnavailable, "The proxy could not check the credential: "+err.Error()+".\nFix: Try again; if it persists, check the proxy's log.\n")
 	}
 	return Caller{}, false
+}
+
+// recordWrongCredential makes a request with a wrong or malformed
+// credential its one Record. Every such request is counted, but a client
+// retrying a stale token, or someone guessing, would otherwise write a
+// refusal-log row per attempt: all but the first from a network in a
+// minute are marked Burst, and the next unmarked one says how many were
+// left out. The record names only the source: the URL and host of a
+// request that never authenticated are the sender's words, not facts.
+func (p *Proxy) recordWrongCredential(r *http.Request) {
+	first, left := p.authLog.admit(r.RemoteAddr, p.g.now())
+	msg := "A request from " + r.RemoteAddr + " carried a proxy credential that is unknown, revoked or malformed."
+	if left > 0 {
+		msg += fmt.Sprintf(" %d more wrong credentials in the last minute were not logged.", left)
+	}
+	p.g.record(WithCaller(r.Context(), Caller{Tool: "proxy"}), Record{Proxied: true, Burst: !first, Refusal: &Refusal{
+		Code: CodeForbidden, Reason: ReasonProxyAuth, Message: msg,
+		Fix: "Give the client a current credential. " + p.opts.AuthHint,
+	}})
 }
 
 func (p *Proxy) challenge(w http.ResponseWriter, why string) {

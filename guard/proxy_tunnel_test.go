@@ -156,8 +156,8 @@ func TestEmbeddedProxyCloseEndsTunnels(t *testing.T) {
 }
 
 // TestProxyCredentials: without the right credential nothing is decided
-// or dialled. Only a wrong credential is reported: a missing one is the
-// normal first step of a browser's handshake.
+// or dialled. A wrong or malformed credential is recorded; a missing one
+// is the normal first step of a browser's handshake and is not.
 func TestProxyCredentials(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -165,8 +165,8 @@ func TestProxyCredentials(t *testing.T) {
 		reported bool
 	}{
 		{"missing", func(*proxyFixture) string { return "" }, false},
-		{"not Basic", func(*proxyFixture) string { return "Bearer abc" }, false},
-		{"not base64", func(*proxyFixture) string { return "Basic %%%" }, false},
+		{"not Basic", func(*proxyFixture) string { return "Bearer abc" }, true},
+		{"not base64", func(*proxyFixture) string { return "Basic %%%" }, true},
 		{"wrong password", func(f *proxyFixture) string { return basic(f.user, f.pass+"x") }, true},
 		{"unknown user", func(f *proxyFixture) string { return basic("someone", f.pass) }, true},
 	}

@@ -33,6 +33,12 @@ type Record struct {
 	// Redirects are the URLs that redirected to URL, oldest first; empty
 	// when the first URL was the last.
 	Redirects []string
+	// Burst marks one of a burst of alike refusals that the guard
+	// rate-limits: wrong proxy credentials from one network, or past a
+	// global cap. It is a decision like any other (count it, log it), but
+	// a sink that keeps rows may skip it; the next record of the kind that
+	// is not marked says in its message how many were left out.
+	Burst bool
 }
 
 // Allowed reports whether the request was allowed.

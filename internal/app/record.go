@@ -54,7 +54,7 @@ func (a *App) record(rec guard.Record) {
 	if a.metrics != nil {
 		a.metrics.Record(rec)
 	}
-	if rec.Refusal != nil {
+	if rec.Refusal != nil && !rec.Burst {
 		a.refusals.Write(refusalRow(rec))
 	}
 }
