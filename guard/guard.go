@@ -127,3 +127,7 @@ func (g *Guard) Resolver() Resolver { return g.resolver }
 
 // Close releases idle connections.
 func (g *Guard) Close() { g.snap.Load().transport.CloseIdleConnections() }
+
+// Wording is the wording the guard's refusals use (Options.Wording), so
+// that a tool built on the guard words its own fixes the same way.
+func (g *Guard) Wording() Wording { return g.wording }

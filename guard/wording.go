@@ -42,6 +42,15 @@ func (w Wording) setting(key string) string {
 	return "the " + key + " setting"
 }
 
+// AllowlistPhrase is where entries are added, as w says it ("to the
+// allowlist" by default): for callers that build refusals of their own on
+// top of the guard, so their fixes name the same controls.
+func (w Wording) AllowlistPhrase() string { return w.allowlist() }
+
+// SettingPhrase names the control of a settings key as w says it ("the
+// KEY setting" by default), for the same callers.
+func (w Wording) SettingPhrase(key string) string { return w.setting(key) }
+
 // raise is the common fix for a limit that stopped a request.
 func (w Wording) raise(key string) string { return "raise " + w.setting(key) }
 
