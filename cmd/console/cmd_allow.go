@@ -17,24 +17,12 @@ import (
 
 const allowUsage = "allow add ENTRY… [--note TEXT]\nallow rm ENTRY…\nallow list [--json]"
 
-// allowSubcommands is every subcommand once, in the order help lists them.
-var allowSubcommands = []func(context.Context, env, []string) error{allowAdd, allowRemove, allowList}
-
 func runAllow(ctx context.Context, e env, args []string) error {
-	if len(args) == 0 {
-		return usagef("name a subcommand: %s", oneLineUsage(allowUsage))
-	}
-	switch args[0] {
-	case "-h", "--h", "-help", "--help", "help":
-		return gatherHelp(ctx, e, allowSubcommands)
-	case "add":
-		return allowAdd(ctx, e, args[1:])
-	case "rm", "remove":
-		return allowRemove(ctx, e, args[1:])
-	case "list", "ls":
-		return allowList(ctx, e, args[1:])
-	}
-	return usagef("unknown subcommand %q: %s", args[0], oneLineUsage(allowUsage))
+	return dispatch(ctx, e, args, allowUsage, []subcommand{
+		{[]string{"add"}, allowAdd},
+		{[]string{"rm", "remove"}, allowRemove},
+		{[]string{"list", "ls"}, allowList},
+	})
 }
 
 func allowAdd(ctx context.Context, e env, args []string) error {

@@ -21,29 +21,14 @@ const integrationsUsage = "integrations list [--json]\n" +
 	"integrations rm NAME\n" +
 	"integrations test NAME [param=value]…"
 
-// integrationSubcommands is every subcommand once, in the order help
-// lists them.
-var integrationSubcommands = []func(context.Context, env, []string) error{integrationsList, integrationsShow, integrationsAdd, integrationsRemove, integrationsTest}
-
 func runIntegrations(ctx context.Context, e env, args []string) error {
-	if len(args) == 0 {
-		return usagef("name a subcommand: %s", oneLineUsage(integrationsUsage))
-	}
-	switch args[0] {
-	case "-h", "--h", "-help", "--help", "help":
-		return gatherHelp(ctx, e, integrationSubcommands)
-	case "list", "ls":
-		return integrationsList(ctx, e, args[1:])
-	case "show":
-		return integrationsShow(ctx, e, args[1:])
-	case "add":
-		return integrationsAdd(ctx, e, args[1:])
-	case "rm", "remove":
-		return integrationsRemove(ctx, e, args[1:])
-	case "test":
-		return integrationsTest(ctx, e, args[1:])
-	}
-	return usagef("unknown subcommand %q: %s", args[0], oneLineUsage(integrationsUsage))
+	return dispatch(ctx, e, args, integrationsUsage, []subcommand{
+		{[]string{"list", "ls"}, integrationsList},
+		{[]string{"show"}, integrationsShow},
+		{[]string{"add"}, integrationsAdd},
+		{[]string{"rm", "remove"}, integrationsRemove},
+		{[]string{"test"}, integrationsTest},
+	})
 }
 
 // integrationJSON is an integration as list and show print it. A secret

@@ -18,29 +18,13 @@ const userUsage = "user add --role admin|support NAME   (the password is read fr
 	"user rm NAME\n" +
 	"user passwd NAME   (the new password is read from stdin)"
 
-// userSubcommands is every subcommand once, in the order help lists them.
-var userSubcommands = []func(context.Context, env, []string) error{userAdd, userList, userRemove, userPasswd}
-
 func runUser(ctx context.Context, e env, args []string) error {
-	if len(args) == 0 {
-		return usagef("name a subcommand: %s", oneLineUsage(userUsage))
-	}
-	switch args[0] {
-	case "-h", "--h", "-help", "--help", "help":
-		return gatherHelp(ctx, e, userSubcommands)
-	case "add":
-		return userAdd(ctx, e, args[1:])
-	case "list", "ls":
-		return userList(ctx, e, args[1:])
-	case "rm", "remove":
-		return userRemove(ctx, e, args[1:])
-	case "passwd", "password":
-		return userPasswd(ctx, e, args[1:])
-	}
-	if strings.HasPrefix(args[0], "-") {
-		return usagef("name a subcommand before the flags: %s", oneLineUsage(userUsage))
-	}
-	return usagef("unknown subcommand %q: %s", args[0], oneLineUsage(userUsage))
+	return dispatch(ctx, e, args, userUsage, []subcommand{
+		{[]string{"add"}, userAdd},
+		{[]string{"list", "ls"}, userList},
+		{[]string{"rm", "remove"}, userRemove},
+		{[]string{"passwd", "password"}, userPasswd},
+	})
 }
 
 func userAdd(ctx context.Context, e env, args []string) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"slices"
 	"strings"
 )
 
@@ -41,15 +42,44 @@ func commandHelp(name string, cmd command, help *helpRequest) string {
 	return b.String()
 }
 
+// subcommand is one subcommand of a group whose subcommands each parse
+// their own flags (allow, user, integrations): its names, the first as
+// help shows it and then its aliases, and what it runs.
+type subcommand struct {
+	names []string
+	run   func(context.Context, env, []string) error
+}
+
+// dispatch runs the subcommand args[0] names. The table is the one list of
+// a group's subcommands: dispatching, help and the error for an unknown
+// name all read it.
+func dispatch(ctx context.Context, e env, args []string, usage string, subs []subcommand) error {
+	if len(args) == 0 {
+		return usagef("name a subcommand: %s", oneLineUsage(usage))
+	}
+	if isHelpArg(args[0]) || args[0] == "help" {
+		return gatherHelp(ctx, e, subs)
+	}
+	for _, sub := range subs {
+		if slices.Contains(sub.names, args[0]) {
+			return sub.run(ctx, e, args[1:])
+		}
+	}
+	if strings.HasPrefix(args[0], "-") {
+		return usagef("name a subcommand before the flags: %s", oneLineUsage(usage))
+	}
+	return usagef("unknown subcommand %q: %s", args[0], oneLineUsage(usage))
+}
+
 // gatherHelp asks each subcommand for its help and returns one request
 // holding all their flag sets, so `console allow --help` lists the flags
 // of allow add, allow rm and allow list, each as the subcommand defines
 // them.
-func gatherHelp(ctx context.Context, e env, subs []func(context.Context, env, []string) error) error {
+func gatherHelp(ctx context.Context, e env, subs []subcommand) error {
 	all := &helpRequest{}
 	for _, sub := range subs {
 		var help *helpRequest
-		if err := sub(ctx, e, []string{"--help"}); !errors.As(err, &help) {
+		if err := sub.run(ctx, e, []string{"--help"}); !errors.As(err, &help) {
 			return err
 		}
 		all.sets = append(all.sets, help.sets...)
