@@ -1,16 +1,17 @@
-package browser
+package browser_test
 
 import (
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
+
+	"github.com/outboundhq/outbound/internal/browsertest"
+	"github.com/outboundhq/outbound/tools/browser"
 )
 
 // recordingProxy is an HTTP proxy that forwards nothing: it answers every
@@ -52,24 +53,16 @@ func (p *recordingProxy) seen() []proxiedRequest {
 // answered it with the user agent set by a flag. It proves Options.Proxy and
 // Options.ExtraArgs reach Chromium, and that Close can be called twice.
 func TestLaunchThroughProxy(t *testing.T) {
-	// The same rule as internal/browsertest, which this package's tests
-	// cannot import (it imports this package).
-	if os.Getenv("OUTBOUND_E2E_SKIP") != "" {
-		t.Skip("OUTBOUND_E2E_SKIP is set: browser tests are skipped")
-	}
-	var missing *MissingError
-	if err := Available(); errors.As(err, &missing) && os.Getenv("OUTBOUND_BROWSER_REQUIRED") == "" {
-		t.Skipf("browser tests are skipped: %v", err)
-	}
+	browsertest.Require(t)
 	const userAgent = "outbound-launch-test"
 	proxy := &recordingProxy{t: t}
 	srv := httptest.NewServer(proxy) // listens on 127.0.0.1
 	defer srv.Close()
 
-	b, err := Launch(Options{
+	b, err := browser.Launch(browser.Options{
 		Proxy: &playwright.Proxy{Server: srv.URL},
 		// Only the proxy's address resolves, so nothing can go direct.
-		ExtraArgs: []string{BlockDNSArg("127.0.0.1"), "--user-agent=" + userAgent},
+		ExtraArgs: []string{browser.BlockDNSArg("127.0.0.1"), "--user-agent=" + userAgent},
 	})
 	if err != nil {
 		t.Fatalf("Launch: %v", err)
