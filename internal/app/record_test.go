@@ -140,7 +140,8 @@ func newRecordEnv(t *testing.T) *recordEnv {
 	site := httptest.NewServer(http.HandlerFunc(e.site))
 	t.Cleanup(site.Close)
 	e.dialer.Route(siteIP+":80", site.Listener.Addr().String())
-	e.dialer.Route(siteIP+":443", site.Listener.Addr().String()) // a tunnel's far end; what it speaks is not the proxy's business
+	// A tunnel's far end: what it speaks is not the proxy's business.
+	e.dialer.Route(siteIP+":443", site.Listener.Addr().String())
 	e.dialer.Route(downIP+":80", "127.0.0.1:1") // nothing listens on port 1
 
 	e.x = tools.NewIntegrations(e.guard, e.Settings)
