@@ -71,6 +71,11 @@ type Refusal struct {
 	// column named after it is a trap for every hand-written query.
 	Trigger   string     `gorm:"not null;default:'';column:trigger_info"`
 	Redirects StringList `gorm:"type:text;not null;default:''"` // redirect chain, oldest first
+	// Proxied marks a request refused at the proxy (the standalone proxy,
+	// or a screenshot's page load through the embedded one), as opposed to
+	// a tool call: one refused screenshot can leave both, and this is what
+	// tells them apart. Rows from before the column read false.
+	Proxied bool `gorm:"not null;default:false"`
 
 	Status     ReviewStatus `gorm:"not null;default:'';index"`
 	Comment    string       `gorm:"not null;default:''"`
@@ -83,7 +88,7 @@ type Refusal struct {
 const KindPolicy = "policy"
 
 // refusalBatchRows bounds how many rows one INSERT statement carries. With
-// 25 columns, 500 rows stay well under SQLite's 32766 bound variables.
+// 24 columns, 500 rows stay well under SQLite's 32766 bound variables.
 const refusalBatchRows = 500
 
 // InsertRefusals stores rows synchronously in one transaction. Most callers

@@ -22,6 +22,7 @@ func legacyStore(t *testing.T) string {
 		"ALTER TABLE refusals DROP COLUMN kind",
 		"ALTER TABLE refusals DROP COLUMN remedy_kind",
 		"ALTER TABLE refusals DROP COLUMN remedy_value",
+		"ALTER TABLE refusals DROP COLUMN proxied",
 	} {
 		if err := db.Exec(stmt).Error; err != nil {
 			t.Fatalf("%s: %v", stmt, err)
@@ -88,6 +89,43 @@ func TestOpenMigratesLegacyRefusalRows(t *testing.T) {
 					round, i, r.Reason, r.Tool, r.Kind, r.RemedyKind, r.RemedyValue, r.Addresses, r.Redirects, w)
 			}
 		}
+	}
+}
+
+// TestOpenAddsTheProxiedColumn: a database from before refusals were
+// marked proxied opens, its rows read as tool calls (not proxied), and
+// new rows keep the mark.
+func TestOpenAddsTheProxiedColumn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "outbound.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.InsertRefusals(testCtx(t), []Refusal{{Tool: "take_screenshot", Host: "old.example", Reason: "internal_address"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.w.Exec("ALTER TABLE refusals DROP COLUMN proxied").Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = Open(path)
+	if err != nil {
+		t.Fatalf("opening a database without the proxied column: %v", err)
+	}
+	defer s.Close()
+	ctx := testCtx(t)
+	if err := s.InsertRefusals(ctx, []Refusal{{Tool: "take_screenshot", Host: "new.example", Reason: "internal_address", Proxied: true}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := s.ListRefusals(ctx, RefusalQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Host != "new.example" || !rows[0].Proxied || rows[1].Host != "old.example" || rows[1].Proxied {
+		t.Fatalf("rows %+v, want new.example proxied and old.example not", rows)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/tools/extract"
 )
 
@@ -113,7 +114,9 @@ func TestReadsPerTurnOverMCP(t *testing.T) {
 func TestMissingParameterFixReadsWithoutADescription(t *testing.T) {
 	def := Integration{Name: "lookup_order", Method: "GET", URL: "https://shop.example.com/orders/{id}",
 		Params: []IntegrationParam{{Name: "id", Type: "string", Required: true}}}
-	x := NewIntegrations(nil, DefaultSettings)
+	g := guard.New(guard.Options{})
+	defer g.Close()
+	x := NewIntegrations(g, DefaultSettings)
 	res := x.Try(context.Background(), Turn{}, def, map[string]string{})
 	if res.Refusal == nil || res.Refusal.Fix != "Pass id (string)." {
 		t.Fatalf("fix = %+v", res.Refusal)

@@ -58,9 +58,6 @@ type IntegrationParam struct {
 // IntegrationMethods are the methods an integration may use.
 var IntegrationMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 
-// ReservedToolNames are the built-in tools an integration may not shadow.
-var ReservedToolNames = []string{"fetch_url", "take_screenshot", "call_integration"}
-
 var (
 	integrationNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{1,40}$`)
 	paramNameRE       = regexp.MustCompile(`^[a-z][a-z0-9_]{0,40}$`)
@@ -104,7 +101,7 @@ func (in *Integration) Validate() []*IntegrationError {
 	switch {
 	case in.Name == "":
 		add("name", "", "the name is empty", "write a tool name such as lookup_order")
-	case slices.Contains(ReservedToolNames, in.Name):
+	case slices.Contains(BuiltinNames(), in.Name):
 		add("name", in.Name, "the name is taken by a built-in tool", "choose another name, such as "+in.Name+"_api")
 	case !integrationNameRE.MatchString(in.Name):
 		add("name", in.Name, "a tool name is 2 to 41 characters: a lowercase letter, then lowercase letters, digits or _", "write it like lookup_order")

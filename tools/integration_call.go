@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/outboundhq/outbound/guard"
@@ -118,13 +119,22 @@ func (x *Integrations) Call(ctx context.Context, turn Turn, name string, params 
 }
 
 // Try runs a definition that need not be in force, with parameters typed
-// as text: the console's Test button.
+// as text: the console's Test button. It is one call of call_integration
+// by turn, recorded once as a registry call is, whatever happened inside:
+// a parameter refusal, a refusal by the guard, a network failure or an
+// answer.
 func (x *Integrations) Try(ctx context.Context, turn Turn, in Integration, params map[string]string) IntegrationResult {
-	vals, err := in.ParamsFromText(params)
-	if err != nil {
-		return paramRefusal(in.Name, err)
+	start := time.Now()
+	caller := guard.Caller{Tool: CallIntegrationName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger}
+	ctx, notes := guard.WithNotes(guard.WithCaller(ctx, caller))
+	var res IntegrationResult
+	if vals, err := in.ParamsFromText(params); err != nil {
+		res = paramRefusal(in.Name, err)
+	} else {
+		res = x.run(ctx, turn, in, vals)
 	}
-	return x.run(ctx, turn, in, vals)
+	recordCall(x.guard, caller, notes, Result{Refusal: res.Refusal, URL: res.URL}, time.Since(start))
+	return res
 }
 
 func paramRefusal(name string, err error) IntegrationResult {

@@ -244,13 +244,14 @@ func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
 	} else {
 		res = t.Run(ctx, c.Turn, args)
 	}
-	r.record(caller, notes, res, r.now().Sub(start))
+	recordCall(r.guard, caller, notes, res, r.now().Sub(start))
 	return res, nil
 }
 
-// record makes the call's one Record from its result and the guard's
-// notes.
-func (r *Registry) record(caller guard.Caller, notes *guard.Notes, res Result, elapsed time.Duration) {
+// recordCall makes a call's one Record from its result and the guard's
+// notes, and hands it to g: how Registry.Call and the console's Test of
+// an integration (Integrations.Try) record a call.
+func recordCall(g *guard.Guard, caller guard.Caller, notes *guard.Notes, res Result, elapsed time.Duration) {
 	rec := guard.Record{Caller: caller, Refusal: res.Refusal, Cached: res.Cached, Elapsed: elapsed, URL: res.URL, Redirects: res.Redirects}
 	if res.Refusal != nil && res.Refusal.URL != "" {
 		rec.URL = res.Refusal.URL
@@ -267,7 +268,7 @@ func (r *Registry) record(caller guard.Caller, notes *guard.Notes, res Result, e
 	if rec.Port == 0 {
 		rec.Port = portOf(rec.URL)
 	}
-	r.guard.Record(rec)
+	g.Record(rec)
 }
 
 // portOf is the port a URL names or implies; 0 when it names none.

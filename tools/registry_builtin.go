@@ -14,20 +14,42 @@ type Deps struct {
 	Integrations *Integrations
 }
 
-// Builtin builds the registry of the product's tools. A new tool is one
-// file holding its Tool value and one line here.
+// builtins is the one list of the product's tools: each line builds a
+// tool from the deps, and says whether the deps include it. Builtin
+// registers them and BuiltinNames reserves their names, so a new tool is
+// one file holding its Tool value and one line here.
+var builtins = []func(d Deps) (Tool, bool){
+	func(d Deps) (Tool, bool) { return FetchTool(d.Fetch), true },
+	func(d Deps) (Tool, bool) { return ScreenshotTool(d.Shots), d.Shots != nil },
+	func(d Deps) (Tool, bool) { return CallIntegrationTool(d.Integrations), d.Integrations != nil },
+}
+
+// Builtin builds the registry of the product's tools.
 func Builtin(d Deps) *Registry {
 	r := NewRegistry(d.Guard)
 	if d.Fetch == nil {
 		d.Fetch = NewFetcher(d.Guard, d.Settings)
 	}
-	r.Add(FetchTool(d.Fetch))
-	if d.Shots != nil {
-		r.Add(ScreenshotTool(d.Shots))
+	for _, build := range builtins {
+		if t, ok := build(d); ok {
+			r.Add(t)
+		}
 	}
 	if d.Integrations != nil {
-		r.Add(CallIntegrationTool(d.Integrations))
 		r.AddSource(d.Integrations)
 	}
 	return r
+}
+
+// BuiltinNames are the names of every built-in tool, whatever a process
+// runs: an integration may not take one, even where that tool is left out.
+func BuiltinNames() []string {
+	names := make([]string, 0, len(builtins))
+	for _, build := range builtins {
+		// Building a Tool value only names what it will run on, so the
+		// zero deps are enough to read its name.
+		t, _ := build(Deps{})
+		names = append(names, t.Name)
+	}
+	return names
 }

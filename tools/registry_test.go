@@ -70,15 +70,27 @@ func TestMCPListsExactlyTheRegistry(t *testing.T) {
 	}
 }
 
-// TestBuiltinToolsAreReservedNames: an integration can never shadow a
-// built-in tool, because every built-in name is reserved.
-func TestBuiltinToolsAreReservedNames(t *testing.T) {
+// TestBuiltinNamesAreTheBuiltinTools: the names an integration may not
+// take are the tools Builtin registers, read from the same list, and each
+// is refused as an integration's name with the built-in-tool problem.
+func TestBuiltinNamesAreTheBuiltinTools(t *testing.T) {
 	g := guard.New(guard.Options{})
 	defer g.Close()
 	shots := NewScreenshotter(g, nil, DefaultSettings, nil)
 	reg := Builtin(Deps{Guard: g, Settings: DefaultSettings, Shots: shots, Integrations: NewIntegrations(g, DefaultSettings)})
-	if got := sortedNames(reg); !slices.Equal(got, slices.Sorted(slices.Values(ReservedToolNames))) {
-		t.Fatalf("built-in tools %v, reserved names %v", got, ReservedToolNames)
+	names := BuiltinNames()
+	if got := sortedNames(reg); !slices.Equal(got, slices.Sorted(slices.Values(names))) {
+		t.Fatalf("built-in tools %v, built-in names %v", got, names)
+	}
+	if len(names) != len(builtins) || slices.Contains(names, "") {
+		t.Fatalf("built-in names %q for %d built-in tools", names, len(builtins))
+	}
+	for _, name := range names {
+		in := Integration{Name: name, Description: "Shadows a tool.", Method: "GET", URL: "https://api.example.com/"}
+		errs := in.Validate()
+		if len(errs) != 1 || errs[0].Field != "name" || errs[0].Problem != "the name is taken by a built-in tool" {
+			t.Errorf("an integration named %s: %v, want the built-in-tool problem alone", name, errs)
+		}
 	}
 }
 

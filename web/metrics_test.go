@@ -17,7 +17,7 @@ import (
 	"github.com/outboundhq/outbound/tools"
 )
 
-func TestMetricsCountDecisionsRefusalsAndLatencyBehindAuth(t *testing.T) {
+func TestMetricsCountDecisionsAndLatencyBehindAuth(t *testing.T) {
 	store, err := models.Open(filepath.Join(t.TempDir(), "console.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +27,7 @@ func TestMetricsCountDecisionsRefusalsAndLatencyBehindAuth(t *testing.T) {
 	m.Record(guard.Record{Caller: guard.Caller{Tool: "fetch_url"}, Host: "a.example.com", Elapsed: 120 * time.Millisecond})
 	m.Record(guard.Record{Caller: guard.Caller{Tool: "fetch_url"}, Host: "a.example.com", Cached: true, Elapsed: time.Millisecond})
 	m.Record(guard.Record{Caller: guard.Caller{Tool: "take_screenshot"}, Refusal: &guard.Refusal{Code: guard.CodeForbidden}})
-	m.Record(guard.Record{Caller: guard.Caller{Tool: "proxy"}, Refusal: &guard.Refusal{Code: guard.CodeTimeout, Kind: guard.KindNetwork}})
+	m.Record(guard.Record{Caller: guard.Caller{Tool: "proxy"}, Proxied: true, Refusal: &guard.Refusal{Code: guard.CodeTimeout, Kind: guard.KindNetwork}})
 	srv := httptest.NewServer(New(Deps{Store: store, Agents: app.ForStore(store, app.StoreOptions{}), Metrics: m.Handler(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	defer srv.Close()
 
@@ -59,11 +59,9 @@ func TestMetricsCountDecisionsRefusalsAndLatencyBehindAuth(t *testing.T) {
 		t.Fatalf("with a token: %d", status)
 	}
 	for _, want := range []string{
-		`outbound_decisions_total{kind="",outcome="allowed",tool="fetch_url"} 2`,
-		`outbound_decisions_total{kind="policy",outcome="refused",tool="take_screenshot"} 1`,
-		`outbound_decisions_total{kind="network",outcome="refused",tool="proxy"} 1`,
-		`outbound_refusals_total{code="forbidden"} 1`,
-		`outbound_refusals_total{code="timeout"} 1`,
+		`outbound_decisions_total{code="",kind="",outcome="allowed",tool="fetch_url",via="call"} 2`,
+		`outbound_decisions_total{code="forbidden",kind="policy",outcome="refused",tool="take_screenshot",via="call"} 1`,
+		`outbound_decisions_total{code="timeout",kind="network",outcome="refused",tool="proxy",via="proxy"} 1`,
 		`outbound_fetch_seconds_count{tool="fetch_url"} 1`, // the cached read takes no time worth timing
 		`outbound_fetch_seconds_bucket{tool="fetch_url",le="0.25"} 1`,
 	} {

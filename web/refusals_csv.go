@@ -17,7 +17,7 @@ import (
 // Lists are joined here, when the cell is written, and nowhere else:
 // addresses by commas, the redirect chain one URL per line.
 var refusalCSVHeader = []string{
-	"id", "time_utc", "tool", "agent", "thread", "trigger", "url", "host", "port", "addresses",
+	"id", "time_utc", "tool", "proxied", "agent", "thread", "trigger", "url", "host", "port", "addresses",
 	"code", "reason", "kind", "message", "fix", "remedy", "remedy_value", "entry", "redirects",
 	"review_status", "comment", "reviewed_by", "reviewed_at_utc",
 }
@@ -79,7 +79,7 @@ func refusalCSVRecord(r app.LoggedRefusal) []string {
 		remedy = "none"
 	}
 	rec := []string{
-		strconv.FormatInt(r.ID, 10), r.Time.UTC().Format(time.RFC3339), r.Tool, r.Agent, r.Thread, r.Trigger,
+		strconv.FormatInt(r.ID, 10), r.Time.UTC().Format(time.RFC3339), r.Tool, strconv.FormatBool(r.Proxied), r.Agent, r.Thread, r.Trigger,
 		r.URL, r.Host, strconv.Itoa(int(r.Port)), strings.Join(addrTexts(r.Addresses), ","), string(r.Code), string(r.Reason),
 		string(r.KindOf()), r.Message, r.Fix, remedy, r.Remedy.Value(), r.Entry,
 		strings.Join(r.Redirects, "\n"), csvStatus(models.ReviewStatus(r.Status)), r.Comment, r.ReviewedBy, reviewed,

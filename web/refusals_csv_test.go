@@ -21,7 +21,7 @@ func TestRefusalCSVExportsTheFilteredView(t *testing.T) {
 		{Time: at.Add(time.Minute), Tool: "fetch_url", Agent: "help, desk", Host: "intranet.corp", Port: 443,
 			URL: `https://intranet.corp/a,b?q="x"`, Code: "forbidden", Reason: "internal_name",
 			Message: "line one\nline two", Redirects: models.StringList{"https://a.example/", "https://intranet.corp/a,b"}},
-		{Time: at.Add(2 * time.Minute), Tool: "fetch_url", Agent: "=HYPERLINK(\"http://evil.example\")", Host: "intranet.corp",
+		{Time: at.Add(2 * time.Minute), Tool: "take_screenshot", Proxied: true, Agent: "=HYPERLINK(\"http://evil.example\")", Host: "intranet.corp",
 			URL: "https://intranet.corp/", Code: "forbidden", Thread: "+1-555", Trigger: "@import", Message: "-2+3"},
 		{Time: at.Add(3 * time.Minute), Tool: "fetch_url", Host: "intranet.corp", URL: "https://intranet.corp/slow", Code: "timeout"},
 	}
@@ -87,6 +87,8 @@ func TestRefusalCSVExportsTheFilteredView(t *testing.T) {
 		{"no review yet", formula, "review_status", "unreviewed"},
 		{"reviewer", tricky, "reviewed_by", "sam"},
 		{"port", tricky, "port", "443"},
+		{"a proxied request", formula, "proxied", "true"},
+		{"a tool call", tricky, "proxied", "false"},
 	}
 	for _, c := range checks {
 		if got := col(c.rec, c.col); got != c.want {

@@ -166,8 +166,10 @@ func (e *UnopenableError) Unwrap() error { return e.Err }
 
 // TestIntegration calls the stored integration through the guard with the
 // sample values, as an agent's call would go: the answer, or the refusal
-// with its fix, is in the result. Errors: *NotFoundError,
-// *UnopenableError.
+// with its fix, is in the result. The Test is one call of call_integration
+// by req.Agent in thread integration-test, recorded once (log line, metric
+// and, if refused, refusal row) like an agent's call. Errors:
+// *NotFoundError, *UnopenableError.
 func (a *App) TestIntegration(ctx context.Context, req TestIntegration) (tools.IntegrationResult, error) {
 	if a.integrations == nil {
 		return tools.IntegrationResult{}, errNoIntegrations

@@ -140,6 +140,8 @@ func newRecordEnv(t *testing.T) *recordEnv {
 	site := httptest.NewServer(http.HandlerFunc(e.site))
 	t.Cleanup(site.Close)
 	e.dialer.Route(siteIP+":80", site.Listener.Addr().String())
+	// A tunnel's far end: what it speaks is not the proxy's business.
+	e.dialer.Route(siteIP+":443", site.Listener.Addr().String())
 	e.dialer.Route(downIP+":80", "127.0.0.1:1") // nothing listens on port 1
 
 	e.x = tools.NewIntegrations(e.guard, e.Settings)
@@ -286,7 +288,10 @@ func (e *recordEnv) viaProxy(t *testing.T, method, target, pass string) int {
 	if err != nil {
 		t.Fatalf("%s %s through the proxy: %v", method, target, err)
 	}
-	io.Copy(io.Discard, resp.Body)
+	if method != http.MethodConnect || resp.StatusCode >= 300 {
+		// An open tunnel's "body" is the tunnel: closing it is the end.
+		io.Copy(io.Discard, resp.Body)
+	}
 	resp.Body.Close()
 	return resp.StatusCode
 }
@@ -322,6 +327,10 @@ type refusalCase struct {
 	reason  guard.Reason
 	kind    guard.Kind
 	browser bool // needs Chromium
+	// proxied is, for a browser case, the reason the proxy refused the
+	// page's own request (its one proxied refusal); "" when the proxy let
+	// the page's requests through and only the call was refused.
+	proxied guard.Reason
 	allow   []string
 	setup   func(t *testing.T, e *recordEnv)
 	act     func(t *testing.T, e *recordEnv) *guard.Refusal // nil when only the record knows the refusal (the proxy)
@@ -339,6 +348,16 @@ func integrationCase(reason guard.Reason, kind guard.Kind, method, url, args str
 		setup: func(t *testing.T, e *recordEnv) { e.probe(method, url, params...) },
 		act: func(t *testing.T, e *recordEnv) *guard.Refusal {
 			return e.call(t, tools.CallIntegrationName, "T-"+string(reason), args).Refusal
+		}}
+}
+
+// probeCase is integrationCase through the integration's own tool,
+// probe, which records its calls as call_integration.
+func probeCase(reason guard.Reason, kind guard.Kind, method, url, args string, params ...tools.IntegrationParam) refusalCase {
+	return refusalCase{name: "probe/" + string(reason), tool: tools.CallIntegrationName, reason: reason, kind: kind,
+		setup: func(t *testing.T, e *recordEnv) { e.probe(method, url, params...) },
+		act: func(t *testing.T, e *recordEnv) *guard.Refusal {
+			return e.call(t, "probe", "T-probe-"+string(reason), args).Refusal
 		}}
 }
 
@@ -366,6 +385,7 @@ func refusalCases() []refusalCase {
 		for _, c := range []refusalCase{
 			fetchCase(u.reason, u.kind, q),
 			integrationCase(u.reason, u.kind, "GET", u.url, `{"name": "probe"}`),
+			probeCase(u.reason, u.kind, "GET", u.url, `{}`),
 			shotCase(u.reason, u.kind, false, q),
 		} {
 			c.allow = u.allow
@@ -408,6 +428,18 @@ func refusalCases() []refusalCase {
 		integrationCase(tools.ReasonBadParams, guard.KindPolicy, "GET", site+"/page?id={id}", `{"name": "probe", "params": {}}`,
 			tools.IntegrationParam{Name: "id", Type: tools.ParamString, Required: true}),
 
+		probeCase(guard.ReasonConnect, guard.KindNetwork, "GET", down, `{}`),
+		probeCase(guard.ReasonRedirects, guard.KindPolicy, "GET", site+"/loop", `{}`),
+		probeCase(guard.ReasonBadRedirect, guard.KindPolicy, "GET", site+"/no-location", `{}`),
+		probeCase(guard.ReasonTimeout, guard.KindNetwork, "GET", site+"/slow", `{}`),
+		probeCase(guard.ReasonDeclaredSize, guard.KindPolicy, "GET", site+"/declared", `{}`),
+		probeCase(guard.ReasonStreamedSize, guard.KindPolicy, "GET", site+"/streamed", `{}`),
+		probeCase(guard.ReasonCrossOriginBody, guard.KindPolicy, "POST", site+"/307", `{}`),
+		probeCase(tools.ReasonBadParams, guard.KindPolicy, "GET", site+"/page?id={id}", `{}`,
+			tools.IntegrationParam{Name: "id", Type: tools.ParamString, Required: true}),
+		named(probeCase(tools.ReasonBadParams, guard.KindPolicy, "GET", site+"/page?id={id}", `{"id": 7}`,
+			tools.IntegrationParam{Name: "id", Type: tools.ParamString, Required: true}), " (a mistyped parameter)"),
+
 		shotCase(tools.ReasonBadSize, guard.KindPolicy, false, `{"url": "`+site+`/page", "width": 3000}`),
 		shotCase(tools.ReasonBadParams, guard.KindPolicy, false, `{"url": "`+site+`/page", "width": 99999}`),
 		refusalCase{name: "take_screenshot/browser", tool: tools.TakeScreenshotName, reason: tools.ReasonBrowser, kind: guard.KindNetwork,
@@ -418,21 +450,40 @@ func refusalCases() []refusalCase {
 			}},
 		named(shotCase(guard.ReasonScheme, guard.KindPolicy, true, `{"url": "`+site+`/to-blob"}`), " (a navigation)"),
 		shotCase(guard.ReasonTimeout, guard.KindNetwork, true, `{"url": "`+site+`/never-loads"}`),
-		shotCase(guard.ReasonConnect, guard.KindNetwork, true, `{"url": "`+down+`"}`),
+		proxiedToo(shotCase(guard.ReasonConnect, guard.KindNetwork, true, `{"url": "`+down+`"}`), guard.ReasonConnect),
 
 		proxyCase(guard.ReasonProxyAuth, guard.KindPolicy, "GET", site+"/page", "wrong-token"),
 		proxyCase(guard.ReasonConnect, guard.KindNetwork, "GET", down, "agent-token"),
 		proxyCase(guard.ReasonTimeout, guard.KindNetwork, "GET", site+"/slow", "agent-token"),
 		proxyCase(guard.ReasonBadHost, guard.KindPolicy, "CONNECT", "no-port-here", "agent-token"),
+		named(proxyCase(guard.ReasonInternalAddress, guard.KindPolicy, "CONNECT", "10.0.0.1:443", "agent-token"), " (CONNECT)"),
+		allowing(named(proxyCase(guard.ReasonNotAllowlisted, guard.KindPolicy, "CONNECT", "site.example.com:443", "agent-token"), " (CONNECT)"), "docs.example.com"),
 	)
 	// A redirect a browser follows to an internal address: the proxy
 	// refuses the hop (its own record) and the call is refused for it.
-	cases = append(cases, named(shotCase(guard.ReasonInternalAddress, guard.KindPolicy, true, `{"url": "`+site+`/to-internal"}`), " (after a redirect)"))
+	cases = append(cases, proxiedToo(named(shotCase(guard.ReasonInternalAddress, guard.KindPolicy, true, `{"url": "`+site+`/to-internal"}`), " (after a redirect)"), guard.ReasonInternalAddress))
 	return cases
 }
 
+// isFavicon reports whether url is the icon Chromium may ask for after
+// showing a page, an error page included: a proxied request of its own,
+// with its own record, but not the page's.
+func isFavicon(url string) bool { return strings.HasSuffix(url, "/favicon.ico") }
+
 func named(c refusalCase, suffix string) refusalCase {
 	c.name += suffix
+	return c
+}
+
+func allowing(c refusalCase, entries ...string) refusalCase {
+	c.allow = entries
+	return c
+}
+
+// proxiedToo says the proxy refused the page's own request for reason:
+// the browser case is then one proxied refusal and one refused call.
+func proxiedToo(c refusalCase, reason guard.Reason) refusalCase {
+	c.proxied = reason
 	return c
 }
 
@@ -538,44 +589,82 @@ func TestEveryRefusalIsOneRecord(t *testing.T) {
 			if len(lines) != len(metrics) {
 				t.Fatalf("%d log lines for %d metric increments", len(lines), len(metrics))
 			}
-			var own []guard.Record // the call's record, or the proxied request's
-			refused := 0
+			// The decision's own record (the call's, or the proxied
+			// request's for the proxy), and for a browser case the
+			// proxy's refusal of the page's request.
+			var calls, proxiedRefusals, refused []guard.Record
 			for _, rec := range metrics {
+				switch {
+				case rec.Proxied == (c.tool == "proxy"):
+					calls = append(calls, rec)
+				case rec.Refusal != nil && !isFavicon(rec.URL):
+					proxiedRefusals = append(proxiedRefusals, rec)
+				}
 				if rec.Refusal != nil {
-					refused++
+					refused = append(refused, rec)
 				}
-				if (c.tool == "proxy") == rec.Proxied {
-					own = append(own, rec)
-				}
-			}
-			if len(rows) != refused {
-				t.Fatalf("%d refusal rows for %d refused records", len(rows), refused)
 			}
 			if !c.browser && len(metrics) != 1 {
 				t.Fatalf("%d records, want exactly one: %+v", len(metrics), metrics)
 			}
-			if len(own) != 1 {
-				t.Fatalf("%d records of the call, want one: %+v", len(own), metrics)
+			if len(calls) != 1 {
+				t.Fatalf("%d records of the call, want one: %+v", len(calls), metrics)
 			}
-			rec := own[0]
+			rec := calls[0]
 			if rec.Refusal == nil || rec.Refusal.Reason != c.reason || rec.Refusal.KindOf() != c.kind || rec.Caller.Tool != c.tool {
 				t.Fatalf("record %+v (refusal %+v), want %s %s/%s", rec, rec.Refusal, c.tool, c.reason, c.kind)
+			}
+			wantProxied := 0
+			if c.proxied != "" {
+				wantProxied = 1
+			}
+			if len(proxiedRefusals) != wantProxied {
+				t.Fatalf("%d proxied refusals of the page's requests, want %d: %+v", len(proxiedRefusals), wantProxied, proxiedRefusals)
+			}
+			for _, p := range proxiedRefusals {
+				if p.Refusal.Reason != c.proxied || p.Caller.Tool != c.tool {
+					t.Fatalf("proxied record %+v (refusal %+v), want %s %s", p, p.Refusal, c.tool, c.proxied)
+				}
 			}
 			if ref != nil && (ref.Reason != c.reason) {
 				t.Fatalf("the agent was told %s, the record says %s", ref.Reason, c.reason)
 			}
-			row := rows[len(rows)-1]
-			if !c.browser && (row.Reason != string(c.reason) || row.Tool != c.tool) {
-				t.Fatalf("row %+v, want %s %s", row, c.tool, c.reason)
+
+			// One row per refused record, each marked as what it was.
+			if len(rows) != len(refused) {
+				t.Fatalf("%d refusal rows for %d refused records", len(rows), len(refused))
 			}
-			line := lines[len(lines)-1]
-			if c.browser {
-				for _, l := range lines {
-					if l[LogProxied] == false {
-						line = l
-					}
+			var callRows, proxiedRows []models.Refusal
+			for _, row := range rows {
+				switch {
+				case row.Proxied == (c.tool == "proxy"):
+					callRows = append(callRows, row)
+				case !isFavicon(row.URL):
+					proxiedRows = append(proxiedRows, row)
 				}
 			}
+			if len(callRows) != 1 || callRows[0].Reason != string(c.reason) || callRows[0].Tool != c.tool || callRows[0].Kind != string(c.kind) {
+				t.Fatalf("rows of the call %+v, want one %s %s/%s", callRows, c.tool, c.reason, c.kind)
+			}
+			if len(proxiedRows) != wantProxied {
+				t.Fatalf("%d proxied rows, want %d: %+v", len(proxiedRows), wantProxied, proxiedRows)
+			}
+			for _, row := range proxiedRows {
+				if row.Reason != string(c.proxied) || row.Tool != c.tool {
+					t.Fatalf("proxied row %+v, want %s %s", row, c.tool, c.proxied)
+				}
+			}
+
+			var callLines []map[string]any
+			for _, l := range lines {
+				if l[LogProxied] == (c.tool == "proxy") {
+					callLines = append(callLines, l)
+				}
+			}
+			if len(callLines) != 1 {
+				t.Fatalf("%d log lines of the call, want one: %v", len(callLines), lines)
+			}
+			line := callLines[0]
 			if line["msg"] != DecisionRefused || line[LogDecision] != DecisionRefused || line[LogReason] != string(c.reason) ||
 				line[LogKind] != string(c.kind) || line[LogTool] != c.tool {
 				t.Fatalf("log line %v", line)
@@ -632,6 +721,35 @@ func TestCachedReadIsOneRecordMarkedCached(t *testing.T) {
 	}
 	if first := before.lines[len(before.lines)-1]; first[LogCached] != false {
 		t.Fatalf("the first read is logged as cached: %v", first)
+	}
+}
+
+// TestAllowedProxiedRequestIsOneRecord: a request the proxy lets through,
+// forwarded or tunnelled, is one decision: one allowed record marked
+// proxied, one log line, one metric increment, and no refusal row.
+func TestAllowedProxiedRequestIsOneRecord(t *testing.T) {
+	e := newRecordEnv(t)
+	for _, c := range []struct{ method, target, url string }{
+		{"GET", "http://site.example.com/page", "http://site.example.com/page"},
+		{"CONNECT", "site.example.com:443", "https://site.example.com:443/"},
+	} {
+		t.Run(c.method, func(t *testing.T) {
+			before := e.sink.counts(t)
+			if status := e.viaProxy(t, c.method, c.target, e.token); status != http.StatusOK {
+				t.Fatalf("the proxy answered %d", status)
+			}
+			after := e.sink.counts(t)
+			recs, lines := after.metrics[len(before.metrics):], after.lines[len(before.lines):]
+			if len(recs) != 1 || !recs[0].Allowed() || !recs[0].Proxied || recs[0].Caller.Tool != "proxy" || recs[0].URL != c.url {
+				t.Fatalf("records %+v, want one allowed proxied record of %s", recs, c.url)
+			}
+			if len(lines) != 1 || lines[0][LogDecision] != DecisionAllowed || lines[0][LogProxied] != true {
+				t.Fatalf("log lines %v, want one allowed and proxied", lines)
+			}
+			if n := len(after.rows) - len(before.rows); n != 0 {
+				t.Fatalf("%d refusal rows for an allowed request", n)
+			}
+		})
 	}
 }
 

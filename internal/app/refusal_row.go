@@ -18,7 +18,7 @@ func refusalRow(rec guard.Record) models.Refusal {
 		Addresses: addrTexts(r.Addresses), Code: string(r.Code), Reason: string(r.Reason), Kind: string(r.KindOf()),
 		Message: r.Message, Fix: r.Fix, RemedyKind: string(r.Remedy.Kind), RemedyValue: r.Remedy.Value(), Entry: r.Entry,
 		Agent: rec.Caller.Agent, Thread: rec.Caller.Thread, Trigger: rec.Caller.Trigger,
-		Redirects: rec.Redirects,
+		Redirects: rec.Redirects, Proxied: rec.Proxied,
 	}
 }
 

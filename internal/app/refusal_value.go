@@ -17,6 +17,9 @@ type LoggedRefusal struct {
 	ID   int64     `json:"id"`
 	Time time.Time `json:"time"`
 	guard.Refusal
+	// Proxied marks a request refused at the proxy, as opposed to a tool
+	// call: a refused screenshot navigation is both, one row each.
+	Proxied    bool       `json:"proxied"`
 	Thread     string     `json:"thread,omitempty"`
 	Trigger    string     `json:"trigger,omitempty"`
 	Status     string     `json:"status,omitempty"`
@@ -40,7 +43,7 @@ func LoggedRefusalOf(r models.Refusal) LoggedRefusal {
 			Tool: r.Tool, Agent: r.Agent, URL: r.URL, Host: r.Host, Port: uint16(r.Port), Entry: r.Entry,
 			Addresses: addrsOf(r.Addresses), Redirects: []string(r.Redirects),
 		},
-		Thread: r.Thread, Trigger: r.Trigger, Status: string(r.Status), Comment: r.Comment,
+		Proxied: r.Proxied, Thread: r.Thread, Trigger: r.Trigger, Status: string(r.Status), Comment: r.Comment,
 		ReviewedBy: r.ReviewedBy, ReviewedAt: r.ReviewedAt,
 	}
 	if out.ReviewedAt != nil {

@@ -13,9 +13,12 @@ func TestLoggedRefusalOfReadsTheTypedRow(t *testing.T) {
 	row := models.Refusal{
 		ID: 7, Tool: "fetch_url", Host: "intranet.corp", Port: 8080, Code: "forbidden", Reason: "not_allowlisted",
 		Addresses: models.StringList{"10.1.2.3", "not-an-address", "fd00::7"}, Redirects: models.StringList{"http://a,b/"},
-		RemedyKind: "add_entry", RemedyValue: "intranet.corp:8080",
+		RemedyKind: "add_entry", RemedyValue: "intranet.corp:8080", Proxied: true,
 	}
 	v := LoggedRefusalOf(row)
+	if !v.Proxied {
+		t.Error("a proxied row reads as a tool call")
+	}
 	if v.Remedy != guard.AddEntry("intranet.corp:8080") || v.Kind != guard.KindPolicy || v.Port != 8080 {
 		t.Errorf("remedy %+v kind %q port %d", v.Remedy, v.Kind, v.Port)
 	}

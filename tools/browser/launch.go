@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/playwright-community/playwright-go"
@@ -24,6 +26,12 @@ var baseArgs = []string{
 	"--disable-component-update",
 	"--disable-sync",
 	"--no-first-run",
+	// Chromium tries https:// first for an http:// address and falls back
+	// on failure. Through the guard's proxy that probe is a CONNECT of its
+	// own: a decision, and for a host without https a network failure in
+	// the refusal log on every screenshot. The browser goes where it was
+	// asked, as fetch_url does.
+	"--disable-features=HttpsUpgrades",
 }
 
 // Options says how to launch Chromium. The zero value is a plain headless
@@ -105,15 +113,39 @@ func launchOptions(opts Options) (playwright.BrowserTypeLaunchOptions, error) {
 	if opts.Proxy != nil && opts.Proxy.Server == "" {
 		return playwright.BrowserTypeLaunchOptions{}, errors.New("browser: Options.Proxy has an empty Server: set it to the proxy, for example http://127.0.0.1:3128, or leave Proxy nil")
 	}
-	args := make([]string, 0, len(baseArgs)+len(opts.ExtraArgs))
-	args = append(args, baseArgs...)
-	args = append(args, opts.ExtraArgs...)
+	args := mergeDisabledFeatures(slices.Concat(baseArgs, opts.ExtraArgs))
 	return playwright.BrowserTypeLaunchOptions{
 		ExecutablePath: playwright.String(exe),
 		Headless:       playwright.Bool(true),
 		Args:           args,
 		Proxy:          opts.Proxy,
 	}, nil
+}
+
+// disableFeatures is the flag whose later copies replace earlier ones.
+const disableFeatures = "--disable-features="
+
+// mergeDisabledFeatures joins every --disable-features flag into one, in
+// the place of the first: Chromium honours only the last copy, so an extra
+// flag would otherwise silently undo a base one.
+func mergeDisabledFeatures(args []string) []string {
+	out := make([]string, 0, len(args))
+	first := -1
+	for _, a := range args {
+		features, ok := strings.CutPrefix(a, disableFeatures)
+		switch {
+		case !ok:
+			out = append(out, a)
+		case first < 0:
+			first = len(out)
+			out = append(out, a)
+		case features != "" && out[first] == disableFeatures:
+			out[first] += features
+		case features != "":
+			out[first] += "," + features
+		}
+	}
+	return out
 }
 
 // chromiumPath picks the binary (explicit, then $OUTBOUND_CHROMIUM, then

@@ -136,6 +136,14 @@ func TestLaunchOptions(t *testing.T) {
 			wantArgs: append(slices.Clone(baseArgs), "--lang=en", "--mute-audio"),
 		},
 		{
+			name:    "an extra --disable-features joins the base one instead of undoing it",
+			envExe:  fake.chromium,
+			opts:    Options{ExtraArgs: []string{"--disable-features=WebRtcHideLocalIpsWithMdns", "--lang=en"}},
+			wantExe: fake.chromium,
+			wantArgs: append(slices.DeleteFunc(slices.Clone(baseArgs), func(a string) bool { return strings.HasPrefix(a, "--disable-features=") }),
+				"--disable-features=HttpsUpgrades,WebRtcHideLocalIpsWithMdns", "--lang=en"),
+		},
+		{
 			name:     "proxy passes through",
 			envExe:   fake.chromium,
 			opts:     Options{Proxy: proxy},
