@@ -40,7 +40,7 @@ func (r *ShotResult) OK() bool { return r.Refusal == nil }
 // Caption is the one line that goes with the image.
 func (r *ShotResult) Caption() string {
 	if r.Refusal != nil {
-		return RefusalAnswer("take_screenshot", r.Refusal)
+		return RefusalAnswer(TakeScreenshotName, r.Refusal)
 	}
 	title := r.Title
 	if title == "" {
@@ -175,7 +175,7 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 		defer func() { <-s.slots }()
 	case <-ctx.Done():
 		return ShotResult{Refusal: &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, Kind: guard.KindNetwork,
-			Tool: "take_screenshot", Agent: turn.Agent, URL: in.URL,
+			Tool: TakeScreenshotName, Agent: turn.Agent, URL: in.URL,
 			Message: "Other screenshots were still running when the request ended.", Fix: "Try again in a moment."}}
 	}
 	b, err := s.ensureBrowser()
@@ -322,7 +322,7 @@ func shotSize(in ScreenshotInput, set Settings) (int, int, *guard.Refusal) {
 		h = min(defaultShotHeight, set.ShotMaxHeight)
 	}
 	bad := func(what string, v, hi int) *guard.Refusal {
-		return &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadSize, Tool: "take_screenshot", URL: in.URL,
+		return &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadSize, Tool: TakeScreenshotName, URL: in.URL,
 			Message: fmt.Sprintf("%s %d is outside 100–%d pixels.", what, v, hi),
 			Fix:     "Pass a width and height within Settings → Screenshot max width / height, or leave them out for 1280×800."}
 	}
@@ -336,7 +336,7 @@ func shotSize(in ScreenshotInput, set Settings) (int, int, *guard.Refusal) {
 }
 
 func browserRefusal(u string, err error) *guard.Refusal {
-	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: ReasonBrowser, Kind: guard.KindNetwork, Tool: "take_screenshot", URL: u,
+	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: ReasonBrowser, Kind: guard.KindNetwork, Tool: TakeScreenshotName, URL: u,
 		Message: "The screenshot browser could not start or crashed: " + firstLine(err.Error()) + ".",
 		Fix:     "An admin checks that Chromium is installed (apt-get install chromium) and the Playwright driver is set up (PLAYWRIGHT_DRIVER_PATH); see the user guide."}
 }
