@@ -184,7 +184,7 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 		r.Agent = turn.Agent
 		return ShotResult{Refusal: r}
 	}
-	res, err := s.shoot(ctx, b, caller, &d, w, h, in.FullPage, set)
+	res, err := s.shoot(b, caller, &d, w, h, in.FullPage, set)
 	if err != nil {
 		if errors.Is(err, playwright.ErrTargetClosed) {
 			s.forget(b)
@@ -196,7 +196,7 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 	return res
 }
 
-func (s *Screenshotter) shoot(ctx context.Context, b ShotBrowser, caller guard.Caller, d *guard.Decision, w, h int, full bool, set Settings) (ShotResult, error) {
+func (s *Screenshotter) shoot(b ShotBrowser, caller guard.Caller, d *guard.Decision, w, h int, full bool, set Settings) (ShotResult, error) {
 	cred := s.proxy.Credential(caller)
 	defer cred.Revoke()
 	bctx, err := b.NewContext(playwright.BrowserNewContextOptions{
