@@ -57,7 +57,7 @@ func (r *Response) readFailed(err error) *Refusal {
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		p := r.g.Policy()
 		ref.Code, ref.Reason = CodeTimeout, ReasonTimeout
-		ref.Message = fmt.Sprintf("%s did not send the whole page within %s.", r.Decision.Host, p.settings.Timeout)
+		ref.Message = fmt.Sprintf("%s did not send the whole page within %s.", r.Decision.Host, FormatDuration(p.settings.Timeout))
 		ref.Fix, ref.Remedy = "Try again later, or "+r.g.wording.raise(SettingTimeout)+".", ChangeSetting(SettingTimeout)
 	}
 	return r.settle(ref)

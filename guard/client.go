@@ -199,7 +199,7 @@ func (g *Guard) transportRefusal(ctx context.Context, err error, d *Decision, s 
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		base.Code, base.Reason = CodeTimeout, ReasonTimeout
-		base.Message = fmt.Sprintf("%s did not answer within %s.", d.Host, s.Timeout)
+		base.Message = fmt.Sprintf("%s did not answer within %s.", d.Host, FormatDuration(s.Timeout))
 		base.Fix, base.Remedy = "Try again later, or "+g.wording.raise(SettingTimeout)+".", ChangeSetting(SettingTimeout)
 		return &base
 	}

@@ -80,7 +80,15 @@ type Proxy struct {
 	opts    ProxyOptions
 	tunnels tunnelSet
 	authLog authLog
+	// refused, when set, receives every refusal the proxy recorded, with
+	// the credential's user name and the request's target: the embedded
+	// proxy keeps them for its call credentials.
+	refused func(user, target string, r *Refusal)
 }
+
+// proxyTool is the tool a proxied request is recorded under when its
+// caller names none.
+const proxyTool = "proxy"
 
 // NewProxy returns a proxy that enforces g's policy.
 func (g *Guard) NewProxy(opts ProxyOptions) (*Proxy, error) {
@@ -96,11 +104,11 @@ func (g *Guard) NewProxy(opts ProxyOptions) (*Proxy, error) {
 // ServeHTTP authenticates the request, then tunnels a CONNECT or forwards
 // an absolute-URI request.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	caller, ok := p.authenticate(w, r)
+	caller, user, ok := p.authenticate(w, r)
 	if !ok {
 		return
 	}
-	ctx := WithCaller(r.Context(), caller)
+	ctx := WithCaller(context.WithValue(r.Context(), proxyUserKey{}, user), caller)
 	if r.Method == http.MethodConnect {
 		p.tunnel(ctx, w, r)
 		return
@@ -122,25 +130,25 @@ func (p *Proxy) Close() error {
 // credential only after the challenge), and one with a credential revoked
 // moments ago is a straggler of an ended call, so neither is recorded; a
 // wrong or malformed credential is.
-func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bool) {
+func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (c Caller, user string, ok bool) {
 	header := r.Header.Get("Proxy-Authorization")
 	if header == "" {
 		p.challenge(w, "This proxy needs a credential, and the request carried none.")
-		return Caller{}, false
+		return Caller{}, "", false
 	}
 	user, pass, ok := parseBasic(header)
 	if !ok {
 		p.recordWrongCredential(r)
 		p.challenge(w, "The Proxy-Authorization header is not Basic base64(user:password).")
-		return Caller{}, false
+		return Caller{}, "", false
 	}
 	c, err := p.opts.Authenticate(r.Context(), user, pass)
 	switch {
 	case err == nil:
 		if c.Tool == "" {
-			c.Tool = "proxy"
+			c.Tool = proxyTool
 		}
-		return c, true
+		return c, user, true
 	case errors.Is(err, ErrProxyCredential):
 		p.recordWrongCredential(r)
 		p.challenge(w, "The proxy credential is unknown or revoked.")
@@ -149,7 +157,7 @@ func (p *Proxy) authenticate(w http.ResponseWriter, r *http.Request) (Caller, bo
 	default:
 		writeText(w, http.StatusServiceUnavailable, "The proxy could not check the credential: "+err.Error()+".\nFix: Try again; if it persists, check the proxy's log.\n")
 	}
-	return Caller{}, false
+	return Caller{}, "", false
 }
 
 // recordWrongCredential makes a request with a wrong or malformed
@@ -165,7 +173,7 @@ func (p *Proxy) recordWrongCredential(r *http.Request) {
 	if left > 0 {
 		msg += fmt.Sprintf(" %d more wrong credentials in the last minute were not logged.", left)
 	}
-	p.g.record(WithCaller(r.Context(), Caller{Tool: "proxy"}), Record{Proxied: true, Burst: !first, Refusal: &Refusal{
+	p.g.record(WithCaller(r.Context(), Caller{Tool: proxyTool}), Record{Proxied: true, Burst: !first, Refusal: &Refusal{
 		Code: CodeForbidden, Reason: ReasonProxyAuth, Message: msg,
 		Fix: "Give the client a current credential. " + p.opts.AuthHint,
 	}})

@@ -7,11 +7,14 @@ import (
 	"strconv"
 )
 
-// refuse records r under the caller in ctx and answers it. The answer is
-// the guard's own sentence and fix, so that a person reading a browser's
-// error page or an agent reading curl's output learns what to change.
-func (p *Proxy) refuse(ctx context.Context, w http.ResponseWriter, r *Refusal, port uint16) {
+// refuse records r under the caller in ctx, files it for req's credential
+// and answers it. The answer is the guard's own sentence and fix, so that
+// a person reading a browser's error page or an agent reading curl's
+// output learns what to change; a program that holds the credential reads
+// the value itself (CallCredential.Refusal).
+func (p *Proxy) refuse(ctx context.Context, w http.ResponseWriter, req *http.Request, r *Refusal, port uint16) {
 	p.g.record(ctx, Record{Refusal: r, URL: r.URL, Host: r.Host, Port: port, Proxied: true})
+	p.fileRefusal(ctx, req, r)
 	h := w.Header()
 	h.Set("X-Outbound-Code", string(r.Code))
 	h.Set("X-Outbound-Reason", string(r.Reason))

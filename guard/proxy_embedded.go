@@ -47,6 +47,9 @@ type EmbeddedProxy struct {
 type credential struct {
 	pass   string
 	caller Caller
+	// refusals are the proxy's refusals of this credential's requests;
+	// nil for the process credential, whose refusals nobody reads back.
+	refusals *refusalBook
 	// revokedAt is set when the call ended; the credential is then kept
 	// for revokedGrace only to tell its stragglers from guesses.
 	revokedAt time.Time
@@ -71,12 +74,13 @@ func (g *Guard) StartProxy(opts EmbeddedProxyOptions) (*EmbeddedProxy, error) {
 	if err != nil {
 		return nil, err
 	}
+	proxy.refused = e.keepRefusal
 	e.proxy = proxy
 	caller := opts.Caller
 	if caller.Tool == "" {
-		caller.Tool = "proxy"
+		caller.Tool = proxyTool
 	}
-	e.processUser, e.processPass = e.issue(caller)
+	e.processUser, e.processPass = e.issue(caller, nil)
 	e.ln, err = net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("guard: the embedded proxy cannot listen on 127.0.0.1: %w", err)
@@ -106,16 +110,18 @@ func (e *EmbeddedProxy) ProcessCredential() (username, password string) {
 }
 
 // Credential issues a credential for one call, such as one screenshot's
-// browser context, so that its requests and refusals are tied to c. The
-// credential works until revoke is called; after that it is answered 407.
-// Tunnels it already opened run on until they end or idle out.
-func (e *EmbeddedProxy) Credential(c Caller) (username, password string, revoke func()) {
+// browser context, so that its requests and refusals are tied to c, and
+// the call can read back the refusals its requests met
+// (CallCredential.Refusal). The credential works until Revoke is called;
+// after that it is answered 407.
+func (e *EmbeddedProxy) Credential(c Caller) *CallCredential {
 	if c.Tool == "" {
-		c.Tool = "proxy"
+		c.Tool = proxyTool
 	}
-	user, pass := e.issue(c)
+	book := newRefusalBook()
+	user, pass := e.issue(c, book)
 	var once sync.Once
-	return user, pass, func() {
+	return &CallCredential{Username: user, Password: pass, refusals: book, revoke: func() {
 		once.Do(func() {
 			e.mu.Lock()
 			if c, ok := e.creds[user]; ok {
@@ -124,19 +130,19 @@ func (e *EmbeddedProxy) Credential(c Caller) (username, password string, revoke 
 			}
 			e.mu.Unlock()
 		})
-	}
+	}}
 }
 
 // issue makes a random user name and a 192-bit password for c and records
 // them. The password is 32 characters, so comparing it allocates nothing.
-func (e *EmbeddedProxy) issue(c Caller) (user, pass string) {
+func (e *EmbeddedProxy) issue(c Caller, refusals *refusalBook) (user, pass string) {
 	var b [8 + 24]byte
 	_, _ = rand.Read(b[:]) // never fails: since Go 1.24 it crashes the program instead
 	user = "outbound-" + hex.EncodeToString(b[:8])
 	pass = base64.RawURLEncoding.EncodeToString(b[8:])
 	e.mu.Lock()
 	e.forgetRevokedLocked(time.Now())
-	e.creds[user] = credential{pass: pass, caller: c}
+	e.creds[user] = credential{pass: pass, caller: c, refusals: refusals}
 	e.mu.Unlock()
 	return user, pass
 }

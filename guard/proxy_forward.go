@@ -41,7 +41,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	d := pol.DecideURL(ctx, p.g.resolver, &u, r.RequestURI)
 	if !d.Allowed {
 		if !abandoned(r, d.Code) {
-			p.refuse(ctx, w, d.Refusal(), d.Port)
+			p.refuse(ctx, w, r, d.Refusal(), d.Port)
 		}
 		return
 	}
@@ -59,7 +59,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 			err = context.DeadlineExceeded
 		}
 		if ref := p.g.transportRefusal(ctx, err, &d, &pol.settings); !abandoned(r, ref.Code) {
-			p.refuse(ctx, w, ref, d.Port)
+			p.refuse(ctx, w, r, ref, d.Port)
 		}
 		return
 	}
@@ -68,7 +68,10 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	// (or cut off), so a body that stalls counts as a timeout, not also
 	// as allowed. It runs even when copyBody aborts the handler.
 	rec := Record{URL: r.RequestURI, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)}
-	defer func() { p.g.record(ctx, rec) }()
+	defer func() {
+		p.g.record(ctx, rec)
+		p.fileRefusal(ctx, r, rec.Refusal)
+	}()
 	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	p.copyBody(ctx, w, r, resp, watchdog, timeout, &d, &rec)
@@ -111,13 +114,18 @@ func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Req
 		}
 		if err != nil {
 			if context.Cause(ctx) == errProxyTimeout && r.Context().Err() == nil {
-				rec.Refusal = &Refusal{Code: CodeTimeout, Reason: ReasonTimeout, Kind: KindNetwork,
-					Message: fmt.Sprintf("%s stopped sending the body for %s.", d.Host, timeout),
-					Fix:     "Try again later, or " + p.g.wording.raise(SettingTimeout) + ".", Remedy: ChangeSetting(SettingTimeout),
-					URL: d.URL.String(), Host: d.Host, Port: d.Port, Entry: d.Entry.String(), Addresses: d.Addresses()}
+				rec.Refusal = p.bodyStalled(d, timeout)
 			}
 			// Cut the connection: a body ended early must not look whole.
 			panic(http.ErrAbortHandler)
 		}
 	}
+}
+
+// bodyStalled is the refusal of a body that stopped coming for timeout.
+func (p *Proxy) bodyStalled(d *Decision, timeout time.Duration) *Refusal {
+	return &Refusal{Code: CodeTimeout, Reason: ReasonTimeout, Kind: KindNetwork,
+		Message: fmt.Sprintf("%s stopped sending the body for %s.", d.Host, FormatDuration(timeout)),
+		Fix:     "Try again later, or " + p.g.wording.raise(SettingTimeout) + ".", Remedy: ChangeSetting(SettingTimeout),
+		URL: d.URL.String(), Host: d.Host, Port: d.Port, Entry: d.Entry.String(), Addresses: d.Addresses()}
 }

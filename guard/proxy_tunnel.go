@@ -25,7 +25,7 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	pol := p.g.Policy()
 	raw := "https://" + r.Host + "/"
 	if _, _, err := net.SplitHostPort(r.Host); err != nil {
-		p.refuse(ctx, w, &Refusal{Code: CodeInvalid, Reason: ReasonBadHost, URL: raw, Host: r.Host,
+		p.refuse(ctx, w, r, &Refusal{Code: CodeInvalid, Reason: ReasonBadHost, URL: raw, Host: r.Host,
 			Message: "CONNECT " + strconv.Quote(r.Host) + " does not name a host and port.",
 			Fix:     "Send CONNECT host:port, e.g. CONNECT example.com:443."}, 0)
 		return
@@ -36,14 +36,14 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	d := pol.DecideURL(dctx, p.g.resolver, &url.URL{Scheme: "https", Host: r.Host, Path: "/"}, raw)
 	if !d.Allowed {
 		if !abandoned(r, d.Code) {
-			p.refuse(ctx, w, d.Refusal(), d.Port)
+			p.refuse(ctx, w, r, d.Refusal(), d.Port)
 		}
 		return
 	}
 	upstream, err := p.dialDecided(dctx, &d)
 	if err != nil {
 		if ref := p.g.transportRefusal(dctx, err, &d, &pol.settings); !abandoned(r, ref.Code) {
-			p.refuse(ctx, w, ref, d.Port)
+			p.refuse(ctx, w, r, ref, d.Port)
 		}
 		return
 	}

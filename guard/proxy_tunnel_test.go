@@ -199,7 +199,8 @@ func TestProxyCredentials(t *testing.T) {
 func TestProxyPerCallCredentials(t *testing.T) {
 	f := newProxyFixture(t, nil, nil)
 	call := Caller{Tool: "screenshot", Agent: "helpdesk-bot", Thread: "ticket-42"}
-	user, pass, revoke := f.proxy.Credential(call)
+	cred := f.proxy.Credential(call)
+	user, pass, revoke := cred.Username, cred.Password, cred.Revoke
 	if user == f.user || pass == f.pass {
 		t.Fatal("the call's credential is the process credential")
 	}
@@ -208,8 +209,9 @@ func TestProxyPerCallCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertRefused(t, f, resp, http.StatusForbidden, ReasonMetadata, call)
-	other, otherPass, revokeOther := f.proxy.Credential(Caller{Agent: "other"})
-	defer revokeOther()
+	otherCred := f.proxy.Credential(Caller{Agent: "other"})
+	other, otherPass := otherCred.Username, otherCred.Password
+	defer otherCred.Revoke()
 	revoke()
 	revoke() // a second revoke is harmless
 	before := len(f.reports.Events())

@@ -93,10 +93,16 @@ func (n *Notes) note(r Record) {
 }
 
 // record records rec under the caller in ctx, or notes it when the caller
-// records its own calls.
+// records its own calls. A refusal is stamped first, so the value the
+// guard hands back is complete when returned: a tool that writes its
+// answer before its call is recorded shows the same caller, port and
+// redirect chain as the record.
 func (g *Guard) record(ctx context.Context, rec Record) {
 	rec.Caller = CallerFrom(ctx)
 	rec.Redirects = slices.Clone(rec.Redirects)
+	if rec.Refusal != nil {
+		rec.Refusal.stamp(rec.Caller, rec.Port, rec.Redirects)
+	}
 	if n, ok := ctx.Value(notesKey{}).(*Notes); ok {
 		n.note(rec)
 		return
@@ -106,8 +112,10 @@ func (g *Guard) record(ctx context.Context, rec Record) {
 
 // Record hands rec to the Recorder, stamping its Time when unset, and
 // fills a refusal's tool, agent, port and redirects from the record, so
-// the value the caller answers with is the one the log keeps. It is how a
-// caller that took Notes records its call, once, when it ends.
+// the value the caller answers with is the one the log keeps (a refusal
+// the guard made is already stamped; one the caller made is stamped
+// here). It is how a caller that took Notes records its call, once, when
+// it ends.
 func (g *Guard) Record(rec Record) {
 	if rec.Time.IsZero() {
 		rec.Time = g.now()

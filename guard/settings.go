@@ -50,7 +50,7 @@ func DefaultSettings() Settings {
 func (s Settings) Validate() error {
 	switch {
 	case s.Timeout < MinTimeout || s.Timeout > MaxTimeout:
-		return fmt.Errorf("timeout %s is outside %s–%s; choose a value such as 15s", s.Timeout, MinTimeout, MaxTimeout)
+		return fmt.Errorf("timeout %s is outside %s–%s; choose a value such as 15s", FormatDuration(s.Timeout), FormatDuration(MinTimeout), FormatDuration(MaxTimeout))
 	case s.MaxBytes < MinMaxBytes || s.MaxBytes > MaxMaxBytes:
 		return fmt.Errorf("max_bytes %d is outside %d–%d; choose a value such as 2097152 (2 MB)", s.MaxBytes, MinMaxBytes, MaxMaxBytes)
 	case s.Redirects < 0 || s.Redirects > MaxRedirects:

@@ -71,7 +71,7 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 	s := f.settings()
 	ctx = guard.WithCaller(ctx, guard.Caller{Tool: FetchURLName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger})
 	if in.Start < 0 {
-		return FetchResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadStart, Tool: "fetch_url", Agent: turn.Agent, URL: in.URL,
+		return FetchResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadStart, Tool: FetchURLName, Agent: turn.Agent, URL: in.URL,
 			Message: fmt.Sprintf("start %d is negative.", in.Start), Fix: "Pass start: 0 to read from the beginning."}}
 	}
 	// No lookup yet: the precheck gives the cache key and refuses what it
@@ -87,7 +87,7 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 		cached = false
 	}
 	if ok, n := f.turns.admit(turn, key, s.ReadsPerTurn); !ok {
-		r := &guard.Refusal{Code: guard.CodeTooMany, Reason: ReasonReadsPerTurn, Tool: "fetch_url", Agent: turn.Agent, URL: key, Host: d.Host, Port: d.Port,
+		r := &guard.Refusal{Code: guard.CodeTooMany, Reason: ReasonReadsPerTurn, Tool: FetchURLName, Agent: turn.Agent, URL: key, Host: d.Host, Port: d.Port,
 			Message: fmt.Sprintf("This turn has already read %d pages, the most one turn may read.", n),
 			Fix:     "Answer with what you have, or ask an admin to raise Settings → Reads per turn (reads_per_turn).",
 			Remedy:  guard.ChangeSetting("reads_per_turn")}
@@ -104,7 +104,7 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 		f.cache.put(page)
 	}
 	if in.Start > page.runes {
-		return FetchResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadStart, Tool: "fetch_url", Agent: turn.Agent, URL: key, Host: d.Host, Port: d.Port,
+		return FetchResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadStart, Tool: FetchURLName, Agent: turn.Agent, URL: key, Host: d.Host, Port: d.Port,
 			Message: fmt.Sprintf("start %d is past the end of the page, which has %d characters.", in.Start, page.runes),
 			Fix:     fmt.Sprintf("Pass a start from 0 to %d.", page.runes)}}
 	}
@@ -182,8 +182,8 @@ func unsupported(contentType, u string) *guard.Refusal {
 		contentType = "binary data"
 	}
 	return &guard.Refusal{Code: guard.CodeUnsupported, Reason: ReasonContentType, URL: u, Host: hostOf(u),
-		Message: fmt.Sprintf("The link points to %s, which fetch_url cannot read; it reads web pages and text.", contentType),
-		Fix:     "Ask the sender for a web page or a text version; take_screenshot shows how a page looks."}
+		Message: fmt.Sprintf("The link points to %s, which %s cannot read; it reads web pages and text.", contentType, FetchURLName),
+		Fix:     "Ask the sender for a web page or a text version; " + TakeScreenshotName + " shows how a page looks."}
 }
 
 // refusalOf recovers the guard's refusal from an error; any other error is

@@ -108,7 +108,7 @@ func (x *Integrations) Call(ctx context.Context, turn Turn, name string, params 
 		if len(known) > 0 {
 			fix = "Use one of: " + strings.Join(known, ", ") + "."
 		}
-		return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonUnknownIntegration, Tool: "call_integration", Agent: turn.Agent,
+		return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonUnknownIntegration, Tool: CallIntegrationName, Agent: turn.Agent,
 			Message: fmt.Sprintf("There is no integration named %q.", name), Fix: fix}}
 	}
 	vals, err := in.ParamsFromJSON(params)
@@ -143,7 +143,7 @@ func paramRefusal(name string, err error) IntegrationResult {
 	if ie != nil {
 		msg, fix = ie.Sentences()
 	}
-	return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadParams, Tool: "call_integration", Message: msg, Fix: fix}}
+	return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadParams, Tool: CallIntegrationName, Message: msg, Fix: fix}}
 }
 
 // sentence capitalises s and ends it with one full stop.

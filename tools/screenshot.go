@@ -40,7 +40,7 @@ func (r *ShotResult) OK() bool { return r.Refusal == nil }
 // Caption is the one line that goes with the image.
 func (r *ShotResult) Caption() string {
 	if r.Refusal != nil {
-		return RefusalAnswer("take_screenshot", r.Refusal)
+		return RefusalAnswer(TakeScreenshotName, r.Refusal)
 	}
 	title := r.Title
 	if title == "" {
@@ -175,7 +175,7 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 		defer func() { <-s.slots }()
 	case <-ctx.Done():
 		return ShotResult{Refusal: &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, Kind: guard.KindNetwork,
-			Tool: "take_screenshot", Agent: turn.Agent, URL: in.URL,
+			Tool: TakeScreenshotName, Agent: turn.Agent, URL: in.URL,
 			Message: "Other screenshots were still running when the request ended.", Fix: "Try again in a moment."}}
 	}
 	b, err := s.ensureBrowser()
@@ -184,7 +184,7 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 		r.Agent = turn.Agent
 		return ShotResult{Refusal: r}
 	}
-	res, err := s.shoot(ctx, b, caller, &d, w, h, in.FullPage, set)
+	res, err := s.shoot(b, caller, &d, w, h, in.FullPage, set)
 	if err != nil {
 		if errors.Is(err, playwright.ErrTargetClosed) {
 			s.forget(b)
@@ -196,11 +196,11 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 	return res
 }
 
-func (s *Screenshotter) shoot(ctx context.Context, b ShotBrowser, caller guard.Caller, d *guard.Decision, w, h int, full bool, set Settings) (ShotResult, error) {
-	user, pass, revoke := s.proxy.Credential(caller)
-	defer revoke()
+func (s *Screenshotter) shoot(b ShotBrowser, caller guard.Caller, d *guard.Decision, w, h int, full bool, set Settings) (ShotResult, error) {
+	cred := s.proxy.Credential(caller)
+	defer cred.Revoke()
 	bctx, err := b.NewContext(playwright.BrowserNewContextOptions{
-		Proxy:           &playwright.Proxy{Server: s.proxy.URL(), Username: &user, Password: &pass},
+		Proxy:           &playwright.Proxy{Server: s.proxy.URL(), Username: &cred.Username, Password: &cred.Password},
 		Viewport:        &playwright.Size{Width: w, Height: h},
 		ServiceWorkers:  playwright.ServiceWorkerPolicyBlock,
 		AcceptDownloads: playwright.Bool(false),
@@ -225,8 +225,9 @@ func (s *Screenshotter) shoot(ctx context.Context, b ShotBrowser, caller guard.C
 	if err != nil {
 		return ShotResult{}, err
 	}
-	// The last URL the main frame tried to load: when a redirect is
-	// refused by the proxy, deciding it again gives the agent the reason.
+	// The last URL the main frame tried to load: when the proxy refused
+	// it (a redirect into the network, a host that is down), the refusal
+	// the proxy recorded for it is the agent's answer.
 	var mu sync.Mutex
 	lastNav := d.URL.String()
 	// Navigations that never reach the network, so no proxy sees them:
@@ -257,7 +258,7 @@ func (s *Screenshotter) shoot(ctx context.Context, b ShotBrowser, caller guard.C
 		return ShotResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonScheme, URL: firstLine(bad),
 			Message: "The page navigated to a non-web address, which is refused.", Fix: "Ask for an http:// or https:// link instead."}}, nil
 	}
-	if r := s.navigationRefusal(ctx, resp, err, nav, set); r != nil {
+	if r := navigationRefusal(cred, resp, err, nav, set); r != nil {
 		return ShotResult{Refusal: r}, nil
 	}
 	final := page.URL()
@@ -285,36 +286,31 @@ func (s *Screenshotter) shoot(ctx context.Context, b ShotBrowser, caller guard.C
 	return ShotResult{PNG: png, URL: final, Title: title, Width: w, Height: height, Cut: cut}, nil
 }
 
-// navigationRefusal turns a failed or refused main-frame load into the
-// guard's refusal. The proxy marks its own answers with X-Outbound-Code;
-// a refused tunnel (https) only shows up as a navigation error, so the URL
-// the frame was loading is decided again to say why.
-func (s *Screenshotter) navigationRefusal(ctx context.Context, resp playwright.Response, err error, nav string, set Settings) *guard.Refusal {
+// navigationRefusal is the answer for a main-frame load the proxy refused
+// or that failed: the very refusal the proxy recorded for this call's
+// request of nav (http or the https tunnel), or, when the proxy refused
+// nothing, the browser's own failure. It is never rebuilt from the
+// proxy's headers or text.
+func navigationRefusal(cred *guard.CallCredential, resp playwright.Response, err error, nav string, set Settings) *guard.Refusal {
+	if r := cred.Refusal(nav); r != nil {
+		return r
+	}
 	if err == nil && resp != nil && resp.Headers()["x-outbound-code"] == "" {
 		return nil
 	}
-	if d := s.guard.Decide(ctx, nav); !d.Allowed {
-		return d.Refusal() // the proxy recorded its request; the call's own record says this
-	}
 	if err == nil {
-		body, _ := resp.Text()
-		r := &guard.Refusal{Code: guard.Code(resp.Headers()["x-outbound-code"]), Reason: guard.Reason(resp.Headers()["x-outbound-reason"]), URL: nav,
-			Message: firstLine(body), Fix: "See the refusal log for this URL."}
-		if r.Code == guard.CodeUnreachable || r.Code == guard.CodeTimeout {
-			r.Kind = guard.KindNetwork // the proxy answers 502 and 504 for the network's failures
-		}
-		return r
+		// The proxy answered without deciding: the credential was refused
+		// (the call ended) or the proxy is shutting down.
+		return &guard.Refusal{Code: guard.CodeUnreachable, Reason: ReasonBrowser, Kind: guard.KindNetwork, Tool: TakeScreenshotName, URL: nav, Host: hostOf(nav),
+			Message: fmt.Sprintf("The guard's proxy did not pass the page on (HTTP %d).", resp.Status()), Fix: "Try again; if it persists, an admin checks the console's log."}
 	}
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "Timeout"):
-		return &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, Kind: guard.KindNetwork, Tool: "take_screenshot", URL: nav, Host: hostOf(nav),
-			Message: fmt.Sprintf("The page did not finish loading within %s.", set.Guard.Timeout), Fix: "Try again later, or raise Settings → Timeout (timeout).",
+	if errors.Is(err, playwright.ErrTimeout) {
+		return &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, Kind: guard.KindNetwork, Tool: TakeScreenshotName, URL: nav, Host: hostOf(nav),
+			Message: fmt.Sprintf("The page did not finish loading within %s.", guard.FormatDuration(set.Guard.Timeout)), Fix: "Try again later, or raise Settings → Timeout (timeout).",
 			Remedy: guard.ChangeSetting(guard.SettingTimeout)}
-	default:
-		return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonConnect, Kind: guard.KindNetwork, Tool: "take_screenshot", URL: nav, Host: hostOf(nav),
-			Message: "The page could not be loaded: " + firstLine(msg) + ".", Fix: "Check that the site is up."}
 	}
+	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonConnect, Kind: guard.KindNetwork, Tool: TakeScreenshotName, URL: nav, Host: hostOf(nav),
+		Message: "The page could not be loaded: " + firstLine(err.Error()) + ".", Fix: "Check that the site is up."}
 }
 
 func shotSize(in ScreenshotInput, set Settings) (int, int, *guard.Refusal) {
@@ -326,7 +322,7 @@ func shotSize(in ScreenshotInput, set Settings) (int, int, *guard.Refusal) {
 		h = min(defaultShotHeight, set.ShotMaxHeight)
 	}
 	bad := func(what string, v, hi int) *guard.Refusal {
-		return &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadSize, Tool: "take_screenshot", URL: in.URL,
+		return &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadSize, Tool: TakeScreenshotName, URL: in.URL,
 			Message: fmt.Sprintf("%s %d is outside 100–%d pixels.", what, v, hi),
 			Fix:     "Pass a width and height within Settings → Screenshot max width / height, or leave them out for 1280×800."}
 	}
@@ -340,7 +336,7 @@ func shotSize(in ScreenshotInput, set Settings) (int, int, *guard.Refusal) {
 }
 
 func browserRefusal(u string, err error) *guard.Refusal {
-	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: ReasonBrowser, Kind: guard.KindNetwork, Tool: "take_screenshot", URL: u,
+	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: ReasonBrowser, Kind: guard.KindNetwork, Tool: TakeScreenshotName, URL: u,
 		Message: "The screenshot browser could not start or crashed: " + firstLine(err.Error()) + ".",
 		Fix:     "An admin checks that Chromium is installed (apt-get install chromium) and the Playwright driver is set up (PLAYWRIGHT_DRIVER_PATH); see the user guide."}
 }

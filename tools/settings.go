@@ -220,30 +220,10 @@ func parseDuration(v string, lo, hi time.Duration, example string) (time.Duratio
 	return d, nil
 }
 
-// FormatDuration prints a duration the way people write it, not Go's way
-// (5m0s, 1m30s, 1h0m0s): whole minutes as hours and minutes (5m, 1h30m,
-// 1h), other whole seconds as seconds (90s, 15s), anything finer as Go
-// prints it (1.5s, 250ms). Parsing what it prints gives d back.
-func FormatDuration(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "0s"
-	case d < 0:
-		return "-" + FormatDuration(-d)
-	case d%time.Minute == 0:
-		h, m := d/time.Hour, (d%time.Hour)/time.Minute
-		switch {
-		case h == 0:
-			return strconv.FormatInt(int64(m), 10) + "m"
-		case m == 0:
-			return strconv.FormatInt(int64(h), 10) + "h"
-		}
-		return strconv.FormatInt(int64(h), 10) + "h" + strconv.FormatInt(int64(m), 10) + "m"
-	case d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
-	}
-	return d.String()
-}
+// FormatDuration prints a duration the way people write it (10m, 1h30m,
+// 90s, 1.5s); it is guard.FormatDuration, the one formatter of every
+// message and setting.
+func FormatDuration(d time.Duration) string { return guard.FormatDuration(d) }
 
 func parseInt(v string, lo, hi int, example string, into *int) error {
 	n, err := strconv.Atoi(v)

@@ -102,35 +102,6 @@ func TestParseSettingsAppliesStoredValues(t *testing.T) {
 	}
 }
 
-func TestFormatDurationWritesItAsPeopleDo(t *testing.T) {
-	tests := []struct {
-		in   time.Duration
-		want string
-	}{
-		{0, "0s"},
-		{15 * time.Second, "15s"},
-		{90 * time.Second, "90s"},
-		{10 * time.Minute, "10m"},
-		{time.Hour, "1h"},
-		{90 * time.Minute, "1h30m"},
-		{3605 * time.Second, "3605s"},
-		{1500 * time.Millisecond, "1.5s"},
-		{250 * time.Millisecond, "250ms"},
-		{-5 * time.Minute, "-5m"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.want, func(t *testing.T) {
-			got := FormatDuration(tt.in)
-			if got != tt.want {
-				t.Fatalf("FormatDuration(%v) = %q, want %q", tt.in, got, tt.want)
-			}
-			if back, err := time.ParseDuration(got); err != nil || back != tt.in {
-				t.Fatalf("%q does not parse back to %v: %v, %v", got, tt.in, back, err)
-			}
-		})
-	}
-}
-
 func TestSettingKeysIgnoreCase(t *testing.T) {
 	for _, key := range []string{"max_bytes", "MAX_BYTES", "Max_Bytes", " max_bytes "} {
 		t.Run(key, func(t *testing.T) {
