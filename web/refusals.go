@@ -199,7 +199,7 @@ func (s *Server) detailView(c echo.Context, r models.Refusal, back string) views
 		Addresses: addrTexts(v.Addresses), Redirects: v.Redirects,
 		Code: string(v.Code), Reason: string(v.Reason), Kind: string(v.KindOf()), Message: v.Message, Fix: v.Fix,
 		Remedy: tools.RemedyText(v.Remedy), Entry: v.Entry,
-		Tool: v.Tool, Agent: v.Agent, Thread: v.Thread, Trigger: v.Trigger,
+		Tool: v.Tool, Agent: v.Agent, Thread: v.Thread, Trigger: v.Trigger, Via: viaText(v.Proxied, v.Tool),
 		Status: v.Status, Comment: v.Comment, ReviewedBy: v.ReviewedBy,
 		BackHref: "/refusals",
 		Review: views.RefusalReviewForm{
@@ -242,4 +242,17 @@ func shownHost(r app.LoggedRefusal) string {
 		return u.Hostname()
 	}
 	return ""
+}
+
+// viaText says how the refused request was made: the tool call itself, or
+// a request through a proxy. For a screenshot, a proxied row is one of the
+// page's own loads (an image, a frame, a redirect), beside the call's row.
+func viaText(proxied bool, tool string) string {
+	switch {
+	case !proxied:
+		return "the tool call"
+	case tool == tools.TakeScreenshotName:
+		return "a request of the page, through the screenshot's proxy"
+	}
+	return "a request through the proxy"
 }

@@ -57,6 +57,7 @@ func TestRefusalDetailShowsEverything(t *testing.T) {
 		"detail-agent":   "helpdesk",
 		"detail-thread":  "T-1001",
 		"detail-trigger": "email from bob@example.com",
+		"detail-via":     "the tool call",
 		"detail-status":  "Unreviewed",
 	}
 	for testid, w := range want {
@@ -250,5 +251,19 @@ func TestForgedReviewWithoutCSRF(t *testing.T) {
 	r, _ := h.store.RefusalByID(t.Context(), id)
 	if r.Status != models.StatusUnreviewed || r.ReviewedBy != "" {
 		t.Errorf("a forged review changed the refusal: %+v", r)
+	}
+}
+
+// TestRefusalDetailSaysAProxiedRowIsThePagesRequest: a screenshot's own
+// call and a refused load of its page are two rows; the detail page says
+// which one this is.
+func TestRefusalDetailSaysAProxiedRowIsThePagesRequest(t *testing.T) {
+	h := newHarness(t)
+	proxied := fullRefusal
+	proxied.Tool, proxied.Proxied = "take_screenshot", true
+	id := oneRefusal(t, h, proxied)
+	p := h.signedIn("sam", models.RoleSupport).get("/refusals/" + strconv.FormatInt(id, 10))
+	if got := text(p, "detail-via"); got != "a request of the page, through the screenshot's proxy" {
+		t.Errorf("detail-via = %q", got)
 	}
 }
