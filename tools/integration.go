@@ -76,7 +76,7 @@ type IntegrationError struct {
 // Sentences returns the problem and the fix as sentences for a page or an
 // agent: capitalised, each ending with a full stop.
 func (e *IntegrationError) Sentences() (problem, fix string) {
-	return sentence(e.Problem), sentence(e.Fix)
+	return Sentence(e.Problem), Sentence(e.Fix)
 }
 
 func (e *IntegrationError) Error() string {

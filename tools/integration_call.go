@@ -146,8 +146,10 @@ func paramRefusal(name string, err error) IntegrationResult {
 	return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadParams, Tool: CallIntegrationName, Message: msg, Fix: fix}}
 }
 
-// sentence capitalises s and ends it with one full stop.
-func sentence(s string) string {
+// Sentence capitalises s and ends it with one full stop: how a problem or
+// a fix written as a clause is shown to a person or an agent.
+func Sentence(s string) string {
+	s = strings.TrimSpace(s)
 	if s == "" {
 		return s
 	}

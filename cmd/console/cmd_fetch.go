@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/tools"
@@ -39,18 +38,5 @@ func runFetch(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res.API); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprint(e.stdout, res.Text)
-	}
-	if !res.OK() {
-		return refusedError{}
-	}
-	return nil
+	return printToolResult(e, res, asJSON, "")
 }

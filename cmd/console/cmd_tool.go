@@ -74,6 +74,13 @@ func runTool(ctx context.Context, e env, args []string) error {
 			return fmt.Errorf("the screenshot was taken but %s could not be written: %w; choose a writable path with --out", out, err)
 		}
 	}
+	return printToolResult(e, res, asJSON, out)
+}
+
+// printToolResult prints a tool's answer as the agent reads it (or the
+// API's JSON) and exits 3 when the tool refused; console fetch and
+// console tool print the same way.
+func printToolResult(e env, res tools.Result, asJSON bool, imageFile string) error {
 	if asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -84,7 +91,7 @@ func runTool(ctx context.Context, e env, args []string) error {
 	} else {
 		fmt.Fprint(e.stdout, res.Text)
 		if len(res.PNG) > 0 {
-			fmt.Fprintf(e.stdout, "\nWrote the image to %s (%d bytes).\n", out, len(res.PNG))
+			fmt.Fprintf(e.stdout, "\nWrote the image to %s (%d bytes).\n", imageFile, len(res.PNG))
 		}
 	}
 	if !res.OK() {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
 )
 
 // The configuration operations answer with typed errors, so that the web
@@ -52,13 +53,13 @@ func (p Problem) Text() string {
 	if p.Fix != "" {
 		s += "; " + p.Fix
 	}
-	return sentence(s)
+	return tools.Sentence(s)
 }
 
 // Sentences returns the problem and the fix each as a sentence, for a
 // page that shows them one after the other.
 func (p Problem) Sentences() (problem, fix string) {
-	return sentence(p.Problem), sentence(p.Fix)
+	return tools.Sentence(p.Problem), tools.Sentence(p.Fix)
 }
 
 // ValidationError is input that was refused before anything was stored:
@@ -162,17 +163,4 @@ func storeError(err error) error {
 		return &NotFoundError{Kind: nf.Kind, Name: nf.Value}
 	}
 	return err
-}
-
-// sentence capitalises s and ends it with one full stop.
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s
-	}
-	s = strings.ToUpper(s[:1]) + s[1:]
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
 }
