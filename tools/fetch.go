@@ -89,7 +89,7 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 	if ok, n := f.turns.admit(turn, key, s.ReadsPerTurn); !ok {
 		r := &guard.Refusal{Code: guard.CodeTooMany, Reason: ReasonReadsPerTurn, Tool: FetchURLName, Agent: turn.Agent, URL: key, Host: d.Host, Port: d.Port,
 			Message: fmt.Sprintf("This turn has already read %d pages, the most one turn may read.", n),
-			Fix:     "Answer with what you have, or ask an admin to raise Settings → Reads per turn (reads_per_turn).",
+			Fix:     "Answer with what you have, or ask an admin to raise " + f.guard.Wording().SettingPhrase(settingReadsPerTurn) + ".",
 			Remedy:  guard.ChangeSetting("reads_per_turn")}
 		return FetchResult{Refusal: r}
 	}

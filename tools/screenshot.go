@@ -160,7 +160,7 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 	set := s.settings()
 	caller := guard.Caller{Tool: TakeScreenshotName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger}
 	ctx = guard.WithCaller(ctx, caller)
-	w, h, bad := shotSize(in, set)
+	w, h, bad := shotSize(in, set, s.guard.Wording())
 	if bad != nil {
 		return ShotResult{Refusal: bad}
 	}
@@ -258,7 +258,7 @@ func (s *Screenshotter) shoot(b ShotBrowser, caller guard.Caller, d *guard.Decis
 		return ShotResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: guard.ReasonScheme, URL: firstLine(bad),
 			Message: "The page navigated to a non-web address, which is refused.", Fix: "Ask for an http:// or https:// link instead."}}, nil
 	}
-	if r := navigationRefusal(cred, resp, err, nav, set); r != nil {
+	if r := navigationRefusal(cred, resp, err, nav, set, s.guard.Wording()); r != nil {
 		return ShotResult{Refusal: r}, nil
 	}
 	final := page.URL()
@@ -291,7 +291,7 @@ func (s *Screenshotter) shoot(b ShotBrowser, caller guard.Caller, d *guard.Decis
 // request of nav (http or the https tunnel), or, when the proxy refused
 // nothing, the browser's own failure. It is never rebuilt from the
 // proxy's headers or text.
-func navigationRefusal(cred *guard.CallCredential, resp playwright.Response, err error, nav string, set Settings) *guard.Refusal {
+func navigationRefusal(cred *guard.CallCredential, resp playwright.Response, err error, nav string, set Settings, words guard.Wording) *guard.Refusal {
 	if r := cred.Refusal(nav); r != nil {
 		return r
 	}
@@ -306,14 +306,14 @@ func navigationRefusal(cred *guard.CallCredential, resp playwright.Response, err
 	}
 	if errors.Is(err, playwright.ErrTimeout) {
 		return &guard.Refusal{Code: guard.CodeTimeout, Reason: guard.ReasonTimeout, Kind: guard.KindNetwork, Tool: TakeScreenshotName, URL: nav, Host: hostOf(nav),
-			Message: fmt.Sprintf("The page did not finish loading within %s.", guard.FormatDuration(set.Guard.Timeout)), Fix: "Try again later, or raise Settings → Timeout (timeout).",
+			Message: fmt.Sprintf("The page did not finish loading within %s.", guard.FormatDuration(set.Guard.Timeout)), Fix: "Try again later, or raise " + words.SettingPhrase(guard.SettingTimeout) + ".",
 			Remedy: guard.ChangeSetting(guard.SettingTimeout)}
 	}
 	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: guard.ReasonConnect, Kind: guard.KindNetwork, Tool: TakeScreenshotName, URL: nav, Host: hostOf(nav),
 		Message: "The page could not be loaded: " + firstLine(err.Error()) + ".", Fix: "Check that the site is up."}
 }
 
-func shotSize(in ScreenshotInput, set Settings) (int, int, *guard.Refusal) {
+func shotSize(in ScreenshotInput, set Settings, words guard.Wording) (int, int, *guard.Refusal) {
 	w, h := in.Width, in.Height
 	if w == 0 {
 		w = min(defaultShotWidth, set.ShotMaxWidth)
@@ -321,16 +321,17 @@ func shotSize(in ScreenshotInput, set Settings) (int, int, *guard.Refusal) {
 	if h == 0 {
 		h = min(defaultShotHeight, set.ShotMaxHeight)
 	}
-	bad := func(what string, v, hi int) *guard.Refusal {
+	bad := func(what string, v, hi int, key string) *guard.Refusal {
 		return &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadSize, Tool: TakeScreenshotName, URL: in.URL,
 			Message: fmt.Sprintf("%s %d is outside 100–%d pixels.", what, v, hi),
-			Fix:     "Pass a width and height within Settings → Screenshot max width / height, or leave them out for 1280×800."}
+			Fix:     fmt.Sprintf("Pass a %s from 100 to %d, or leave it out for 1280×800; an admin can raise %s.", what, hi, words.SettingPhrase(key)),
+			Remedy:  guard.ChangeSetting(key)}
 	}
 	if w < 100 || w > set.ShotMaxWidth {
-		return 0, 0, bad("width", w, set.ShotMaxWidth)
+		return 0, 0, bad("width", w, set.ShotMaxWidth, settingShotMaxWidth)
 	}
 	if h < 100 || h > set.ShotMaxHeight {
-		return 0, 0, bad("height", h, set.ShotMaxHeight)
+		return 0, 0, bad("height", h, set.ShotMaxHeight, settingShotMaxHeight)
 	}
 	return w, h, nil
 }

@@ -54,6 +54,13 @@ type SettingDef struct {
 }
 
 // SettingDefs lists every setting in the order the console shows them.
+// Setting keys the tools' own refusals name in their remedies.
+const (
+	settingReadsPerTurn  = "reads_per_turn"
+	settingShotMaxWidth  = "screenshot_max_width"
+	settingShotMaxHeight = "screenshot_max_height"
+)
+
 var SettingDefs = []SettingDef{
 	{"timeout", "Timeout", "How long one request may take in all: every redirect hop and the body. Write it like 15s or 1m.",
 		func(s *Settings, v string) error {
@@ -78,7 +85,7 @@ var SettingDefs = []SettingDef{
 	{"redirects", "Redirects", "How many redirect hops one request may follow; each hop is checked like the first URL.",
 		func(s *Settings, v string) error { return parseInt(v, 0, guard.MaxRedirects, "5", &s.Guard.Redirects) },
 		func(s *Settings) string { return strconv.Itoa(s.Guard.Redirects) }},
-	{"reads_per_turn", "Reads per turn", "How many new pages one agent turn may read; reading on in a page already read is free.",
+	{settingReadsPerTurn, "Reads per turn", "How many new pages one agent turn may read; reading on in a page already read is free.",
 		func(s *Settings, v string) error { return parseInt(v, 1, 100, "8", &s.ReadsPerTurn) },
 		func(s *Settings) string { return strconv.Itoa(s.ReadsPerTurn) }},
 	{"ports", "Allowed ports", "Ports opened besides 80 and 443 for every allowed host, separated by commas, e.g. 8080, 8443. Empty: only 80 and 443.",
@@ -110,10 +117,10 @@ var SettingDefs = []SettingDef{
 			return err
 		},
 		func(s *Settings) string { return FormatDuration(s.CacheTTL) }},
-	{"screenshot_max_width", "Screenshot max width", "The widest viewport take_screenshot accepts, in pixels.",
+	{settingShotMaxWidth, "Screenshot max width", "The widest viewport take_screenshot accepts, in pixels.",
 		func(s *Settings, v string) error { return parseInt(v, 320, 3840, "1920", &s.ShotMaxWidth) },
 		func(s *Settings) string { return strconv.Itoa(s.ShotMaxWidth) }},
-	{"screenshot_max_height", "Screenshot max height", "The tallest viewport take_screenshot accepts, in pixels.",
+	{settingShotMaxHeight, "Screenshot max height", "The tallest viewport take_screenshot accepts, in pixels.",
 		func(s *Settings, v string) error { return parseInt(v, 240, 2160, "1200", &s.ShotMaxHeight) },
 		func(s *Settings) string { return strconv.Itoa(s.ShotMaxHeight) }},
 	{"screenshot_max_page_height", "Screenshot max page length", "Where a full-page screenshot is cut, in pixels; the answer says when it was.",
