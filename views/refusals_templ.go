@@ -1884,7 +1884,7 @@ func RefusalDetailPage(s Shell, vm RefusalDetail) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if vm.Remedy == "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 163, "<span class=\"muted\">none: no entry or setting makes this request pass</span>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 163, "<span class=\"muted\">none offered: the fix says whether anything would change it</span>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
