@@ -48,7 +48,7 @@ func TestWrongPasswordAndThrottling(t *testing.T) {
 	}
 	c.signIn(page, "ada", adminPassword)
 	see(t, page, "h1", "Too many attempts")
-	see(t, page, "main", "Too many failed sign-ins from your address")
+	see(t, page, "main", "Too many failed sign-ins for this name")
 
 	// The same, as a script sees it: it fetches the form for its CSRF
 	// token like a browser, and gets 429 with Retry-After.

@@ -4,11 +4,12 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/crypto/bcrypt"
@@ -81,31 +82,57 @@ func (s *Server) loginPage(c echo.Context) error {
 }
 
 func (s *Server) login(c echo.Context) error {
-	client := c.RealIP()
-	if wait := s.throttle.wait(client); wait > 0 {
-		secs := int(math.Ceil(wait.Seconds()))
-		c.Response().Header().Set("Retry-After", fmt.Sprint(secs))
-		return echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins from your address. Wait %d seconds and try again.", secs))
-	}
 	name, password, next := strings.TrimSpace(c.FormValue("name")), c.FormValue("password"), c.FormValue("next")
+	// The attempt is reserved (counted as failed) before the password is
+	// checked, so parallel guesses cannot all slip past the limit.
+	attempt, locked := s.throttle.reserve(name, c.RealIP())
+	if locked != nil {
+		return tooManySignIns(c, locked)
+	}
 	u, err := s.d.Store.UserByName(c.Request().Context(), name)
 	hash := []byte(u.PasswordHash)
 	if err != nil {
 		if !errors.Is(err, models.ErrNotFound) {
+			attempt.credit() // no password was checked
 			return err
 		}
 		hash = dummyHash()
 	}
 	if comparePassword(hash, []byte(password)) != nil || err != nil {
-		s.throttle.fail(client)
 		return render(c, http.StatusUnauthorized, views.Login(views.LoginForm{CSRF: csrfToken(c), Name: name, Next: next,
 			Error: "The name or password is wrong. Check both and try again."}))
 	}
-	s.throttle.succeed(client)
+	attempt.credit()
 	if err := s.startSession(c, u.ID); err != nil {
 		return err
 	}
 	return redirect(c, safeNext(next))
+}
+
+// tooManySignIns answers a sign-in refused by the throttle: 429, with
+// Retry-After and a sentence that says whose limit it is and when to try
+// again. The account's sentence reads the same for an unknown name.
+func tooManySignIns(c echo.Context, l *signInLockout) error {
+	secs := int(l.Wait / time.Second)
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	whose := "from your address"
+	if l.Account {
+		whose = "for this name"
+	}
+	return echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins %s. Try again at %s UTC, in %s.",
+		whose, l.Until.UTC().Format("15:04:05"), waitWords(secs)))
+}
+
+// waitWords says a wait in seconds as people say it.
+func waitWords(secs int) string {
+	switch {
+	case secs == 1:
+		return "1 second"
+	case secs < 90:
+		return fmt.Sprintf("%d seconds", secs)
+	default:
+		return fmt.Sprintf("%d minutes", (secs+59)/60)
+	}
 }
 
 func (s *Server) logout(c echo.Context) error {

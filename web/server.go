@@ -84,7 +84,7 @@ func New(d Deps) *Server {
 	// The console is reached directly; client addresses from headers would
 	// let anyone dodge the sign-in throttle by inventing one.
 	e.IPExtractor = echo.ExtractIPDirect()
-	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(5, 10*time.Minute, d.Now)}
+	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now)}
 	e.HTTPErrorHandler = s.handleError
 
 	e.Use(middleware.Recover())
