@@ -19,9 +19,9 @@ import (
 
 // The limits these tests hold the throttle to: strict per account,
 // generous per source address (an IPv4 address or an IPv6 /64).
-const (
-	wantAccountChecks = 5
-	wantSourceChecks  = 20
+var (
+	wantAccountChecks = accountThrottle.free // 5
+	wantSourceChecks  = sourceThrottle.free  // 20
 )
 
 // testClock is a clock a test moves by hand; the server reads it from
