@@ -112,4 +112,3 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 			"This console does not answer to the name "+strconv.Quote(r.Host)+": a page that reaches it under another name may be a DNS-rebinding attack. Open the console at "+s.hosts.origin+" (or localhost on its port); to reach it under another name, add that name to the console's allowed hosts.")
 	}
 }
-

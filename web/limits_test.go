@@ -210,3 +210,37 @@ func isTimeout(err error) bool {
 	ne, ok := err.(net.Error)
 	return ok && ne.Timeout()
 }
+
+// TestMCPEventStreamOutlastsWriteTimeout: MCP's standalone event stream
+// (GET /mcp) stays open past the server's write timeout, while any other
+// answer, a POST to /mcp included, is still cut by it.
+func TestMCPEventStreamOutlastsWriteTimeout(t *testing.T) {
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: one\n\n")
+		http.NewResponseController(w).Flush()
+		time.Sleep(600 * time.Millisecond)
+		io.WriteString(w, "data: two\n\n")
+	})
+	var deps Deps
+	newHarnessWith(t, func(d *Deps) { d.MCP = slow; deps = *d })
+	hs := New(deps).HTTPServer(Timeouts{ReadHeader: time.Second, Read: time.Second, Write: 200 * time.Millisecond, Idle: time.Second})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go hs.Serve(l)
+	t.Cleanup(func() { hs.Close() })
+	for method, want := range map[string]bool{"GET": true, "POST": false} {
+		req, _ := http.NewRequest(method, "http://"+l.Addr().String()+"/mcp", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s /mcp: %v", method, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := strings.Contains(string(body), "two"); got != want {
+			t.Errorf("%s /mcp: the stream's second event arrived: %v, want %v (%q)", method, got, want, body)
+		}
+	}
+}
