@@ -36,11 +36,11 @@ type hostCheck struct {
 	ip     netip.Addr // the bound IP; invalid when unknown
 	names  map[string]bool
 	pairs  map[string]bool // host:port entries, lower-case
-	origin string          // where to reach the console, for the 421 answer
+	origin string          // where to reach the console, in the 421 answer
 }
 
 func newHostCheck(listen net.Addr, allowed []string) *hostCheck {
-	hc := &hostCheck{names: map[string]bool{}, pairs: map[string]bool{}, origin: "http://127.0.0.1/"}
+	hc := &hostCheck{names: map[string]bool{}, pairs: map[string]bool{}, origin: "the address console serve printed (localhost or 127.0.0.1 on its port)"}
 	if listen != nil {
 		if ap, err := netip.ParseAddrPort(listen.String()); err == nil {
 			hc.ip, hc.port = ap.Addr().Unmap(), strconv.Itoa(int(ap.Port()))
@@ -48,7 +48,7 @@ func newHostCheck(listen net.Addr, allowed []string) *hostCheck {
 			if host.IsUnspecified() {
 				host = netip.AddrFrom4([4]byte{127, 0, 0, 1})
 			}
-			hc.origin = "http://" + netip.AddrPortFrom(host, ap.Port()).String() + "/"
+			hc.origin = "http://" + netip.AddrPortFrom(host, ap.Port()).String() + "/ (or localhost on that port)"
 		}
 	}
 	for _, a := range allowed {
@@ -109,6 +109,6 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 		s.d.Log.Info("request to another host name refused", "host", r.Host, "path", r.URL.Path, "remote", r.RemoteAddr)
 		c.Response().Header().Set("Connection", "close")
 		return echo.NewHTTPError(http.StatusMisdirectedRequest,
-			"This console does not answer to the name "+strconv.Quote(r.Host)+": a page that reaches it under another name may be a DNS-rebinding attack. Open the console at "+s.hosts.origin+" (or localhost on its port); to reach it under another name, add that name to the console's allowed hosts.")
+			"This console does not answer to the name "+strconv.Quote(r.Host)+": a page that reaches it under another name may be a DNS-rebinding attack. Open the console at "+s.hosts.origin+"; to reach it under another name, give that name to console serve --addr.")
 	}
 }

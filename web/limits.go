@@ -80,7 +80,7 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 
 func tooLarge(limit int64) error {
 	return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf(
-		"The request was larger than the %s this address takes, so it was not read. Send less at once: split a long allowlist paste into several, or shorten the fields.", sizeText(limit)))
+		"The request was larger than the %s this address takes, so it was refused. Send less at once: split a long allowlist paste into several, or shorten the fields.", sizeText(limit)))
 }
 
 func sizeText(n int64) string {
