@@ -44,7 +44,9 @@ func writeAudit(tx *gorm.DB, records []Audit) error {
 		r.Time = r.Time.UTC()
 		rows[i] = r
 	}
-	if err := tx.Create(&rows).Error; err != nil {
+	// In batches: one INSERT of a 10,000-line allowlist paste's records
+	// would pass SQLite's limit on bound variables.
+	if err := tx.CreateInBatches(&rows, 500).Error; err != nil {
 		return fmt.Errorf("models: recording %d audit records: %w", len(rows), err)
 	}
 	return nil

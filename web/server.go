@@ -11,6 +11,7 @@ import (
 	"embed"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -61,6 +62,13 @@ type Deps struct {
 
 	// Refusals saves reviews of the refusal log, audited.
 	Refusals RefusalReviewer
+
+	// Listen is the address the console's listener is bound to, and
+	// AllowedHosts the further names (or host:port) it answers to; any
+	// other Host gets 421 (hostcheck.go says why and which). Without
+	// Listen, only loopback names and addresses are answered, on any port.
+	Listen       net.Addr
+	AllowedHosts []string
 }
 
 // Server is the console.
@@ -68,6 +76,7 @@ type Server struct {
 	*echo.Echo
 	d        Deps
 	throttle *loginThrottle
+	hosts    *hostCheck
 }
 
 // New builds the console: its middleware and, in this one function, every
@@ -84,12 +93,16 @@ func New(d Deps) *Server {
 	// The console is reached directly; client addresses from headers would
 	// let anyone dodge the sign-in throttle by inventing one.
 	e.IPExtractor = echo.ExtractIPDirect()
-	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now)}
+	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now), hosts: newHostCheck(d.Listen, d.AllowedHosts)}
 	e.HTTPErrorHandler = s.handleError
 
 	e.Use(middleware.Recover())
 	e.Use(s.securityHeaders)
+	// Before anything reads the request: the Host check, then the body
+	// limits (limits.go), ahead of the CSRF check that parses forms.
+	e.Use(s.checkHost)
 	e.Use(s.requestLog)
+	e.Use(s.limitBody)
 
 	static, _ := fs.Sub(staticFiles, "static")
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", http.FileServer(http.FS(static)))))
@@ -101,7 +114,7 @@ func New(d Deps) *Server {
 		e.GET("/metrics", echo.WrapHandler(d.Metrics), s.loadSession, s.requireScraper)
 	}
 	if d.MCP != nil {
-		e.Any("/mcp", echo.WrapHandler(d.MCP))
+		e.Any("/mcp", echo.WrapHandler(d.MCP), streamMCP)
 	}
 	if d.Tools != nil {
 		e.Any(toolsPrefix+":name", s.toolAPI)

@@ -14,6 +14,7 @@ import (
 	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/tools"
+	"github.com/outboundhq/outbound/web"
 )
 
 const defaultProxyAddr = "127.0.0.1:4750"
@@ -64,12 +65,8 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 	defer stopWatch()
 	go a.Watch(watchCtx)
 
-	srv := &http.Server{
-		Handler:           proxy,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       90 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := proxyServer(proxy, proxyTimeouts())
+	srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -86,6 +83,35 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 	_ = proxy.Close()
 	<-served
 	return nil
+}
+
+// proxyTimeouts are the standalone proxy's server limits. A proxied
+// request (its upload and its answer) is bounded by the guard's timeout
+// setting, at most guard.MaxTimeout, so Read and Write allow that and a
+// minute more: they cut a trickled request or a stalled reader, never a
+// request the guard still allows. A CONNECT tunnel is not bound by them:
+// the proxy hijacks its connection, and net/http clears a hijacked
+// connection's deadlines (TestProxyServerLimits checks both).
+func proxyTimeouts() web.Timeouts {
+	return web.Timeouts{
+		ReadHeader:     10 * time.Second,
+		Read:           guard.MaxTimeout + time.Minute,
+		Write:          guard.MaxTimeout + time.Minute,
+		Idle:           90 * time.Second,
+		MaxHeaderBytes: 64 << 10,
+	}
+}
+
+// proxyServer is the standalone proxy's http.Server with the limits t.
+func proxyServer(h http.Handler, t web.Timeouts) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
+		WriteTimeout:      t.Write,
+		IdleTimeout:       t.Idle,
+		MaxHeaderBytes:    t.MaxHeaderBytes,
+	}
 }
 
 // checkProxyAddr refuses an address beyond loopback unless --public says

@@ -82,8 +82,13 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 		Config:   a,
 		Identity: a,
 		Refusals: a,
+		// The console answers only the address it is bound to, loopback
+		// names on its port and the name --addr gave (web/hostcheck.go).
+		Listen:       l.Addr(),
+		AllowedHosts: listenHosts(l),
 	})
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	hs := srv.HTTPServer(web.DefaultTimeouts())
+	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	base := "http://" + l.Addr().String()
 	fmt.Fprintf(e.stderr, "Outbound console on %s (database %s)\n", base, db)
 	if setup != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"net/netip"
 	"strconv"
 )
 
@@ -27,5 +28,29 @@ func listen(addr, example string) (net.Listener, error) {
 	if err != nil {
 		return nil, usagef("cannot listen on %s (%v); choose a free address with --addr, for example --addr %s", addr, err, example)
 	}
-	return l, nil
+	host, _, _ := net.SplitHostPort(addr)
+	return flagListener{Listener: l, host: host}, nil
+}
+
+// flagListener is a listener that remembers the host --addr named: a
+// name (myhost.lan:8080) is bound as its address, yet is what people type
+// to reach the console, so the console answers to it too.
+type flagListener struct {
+	net.Listener
+	host string
+}
+
+// listenHosts is the name --addr gave l, on the port l is bound to, as
+// an extra Host the console answers to; none for a listener opened
+// otherwise, or an IP (the bound address already covers it).
+func listenHosts(l net.Listener) []string {
+	fl, ok := l.(flagListener)
+	if !ok || fl.host == "" {
+		return nil
+	}
+	if _, err := netip.ParseAddr(fl.host); err == nil {
+		return nil
+	}
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return []string{net.JoinHostPort(fl.host, port)}
 }
