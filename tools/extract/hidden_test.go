@@ -64,6 +64,7 @@ func TestExtractDropsHiddenTextCarriers(t *testing.T) {
 		{"style block tag.class opacity", `/* reset */ div.note, span.tip{opacity:0!important}`, `<span class="tip">` + order + `</span>`},
 		{"style block white on white", `.w{color:#FFF;background:#ffffff}`, `<p class="w">` + order + `</p>`},
 		{"style block off-screen", `.off{position:absolute;left:-5000px}`, `<p class="a off">` + order + `</p>`},
+		{"hidden link", ``, `<div class="visually-hidden"><a href="https://attacker.example/k">` + order + `</a></div>`},
 	}
 	for _, tt := range tests {
 		for _, c := range hiddenTextContexts {
@@ -74,6 +75,11 @@ func TestExtractDropsHiddenTextCarriers(t *testing.T) {
 				}
 				if strings.Contains(page.Text, "ignore previous") || strings.Contains(page.Text, "API key") {
 					t.Errorf("hidden text reached the agent:\n%s", page.Text)
+				}
+				for _, l := range page.Links {
+					if strings.Contains(l.URL, "attacker.example") || strings.Contains(l.Text, "ignore previous") {
+						t.Errorf("hidden link reached the agent: %+v", l)
+					}
 				}
 			})
 		}
