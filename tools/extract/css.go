@@ -317,8 +317,10 @@ func stripCSSComments(css string) string {
 		}
 		css = css[start+2+end+2:]
 	}
-	return strings.NewReplacer("<!--", " ", "-->", " ").Replace(b.String())
+	return htmlCommentMarkers.Replace(b.String())
 }
+
+var htmlCommentMarkers = strings.NewReplacer("<!--", " ", "-->", " ")
 
 // computedStyle is the winning value of each hiding property set on one
 // element, by CSS's order: !important, then inline over rules, then

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -94,6 +95,11 @@ func dropHiddenChildren(n *html.Node, sheet *styleSheet, inherited textStyle) {
 			} else if hiddenElement(c, style) {
 				n.RemoveChild(c)
 				break
+			}
+			if v := style["visibility"]; v == "hidden" || v == "collapse" {
+				// Its own text is dropped below; Readability would drop
+				// the children that make themselves visible again too.
+				removeAttr(c, "style")
 			}
 			dropHiddenChildren(c, sheet, inherited.with(style))
 		default:
@@ -305,4 +311,8 @@ func ownCSS(n *html.Node) string {
 		}
 	}
 	return b.String()
+}
+
+func removeAttr(n *html.Node, key string) {
+	n.Attr = slices.DeleteFunc(n.Attr, func(a html.Attribute) bool { return a.Key == key })
 }

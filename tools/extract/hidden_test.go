@@ -1,8 +1,13 @@
 package extract
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/net/html"
 )
 
 // hiddenOrder is what a page hides from its human readers to instruct the
@@ -147,4 +152,29 @@ func TestExtractKeepsVisibleTextNearHidingTechniques(t *testing.T) {
 			})
 		}
 	}
+}
+
+// BenchmarkDropHiddenText times the hidden-text pass alone on each corpus
+// page, the share of BenchmarkExtractCorpus this pass adds.
+func BenchmarkDropHiddenText(b *testing.B) {
+	pages := loadCorpus(b)
+	var durations []time.Duration
+	for b.Loop() {
+		for _, p := range pages {
+			b.StopTimer()
+			doc, err := html.Parse(bytes.NewReader(p.source))
+			if err != nil {
+				b.Fatalf("%s: %v", p.name, err)
+			}
+			b.StartTimer()
+			start := time.Now()
+			dropHiddenText(doc)
+			durations = append(durations, time.Since(start))
+		}
+	}
+	slices.Sort(durations)
+	perMS := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(perMS(durations[len(durations)/2]), "median-ms/page")
+	b.ReportMetric(perMS(durations[len(durations)*95/100]), "p95-ms/page")
+	b.ReportMetric(perMS(durations[len(durations)-1]), "max-ms/page")
 }
