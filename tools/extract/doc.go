@@ -17,5 +17,9 @@
 // job; the caller frames fetched text as untrusted data. But script, style
 // and hidden elements are never text a human reader would see, so they are
 // never rendered: anything there that looks like an instruction cannot
-// reach the agent through this package.
+// reach the agent through this package. "Hidden" covers the usual carriers
+// of such orders (hidden.go): display:none, zero opacity or font size,
+// text coloured like its background, screen-reader-only classes,
+// off-screen positioning, clipping and collapsed boxes, whether set in a
+// style attribute or by a <style> rule with a simple selector.
 package extract

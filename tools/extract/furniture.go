@@ -2,7 +2,6 @@ package extract
 
 import (
 	"iter"
-	"regexp"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -29,32 +28,11 @@ var furniture = map[atom.Atom]bool{
 	atom.Form: true,
 }
 
-var rxHiddenStyle = regexp.MustCompile(`(?i)(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)`)
-
-// isHidden reports whether the page hides n from readers. Hidden text is a
-// classic way to smuggle instructions to an agent, so it is never text.
-func isHidden(n *html.Node) bool {
-	for _, a := range n.Attr {
-		switch a.Key {
-		case "hidden":
-			return true
-		case "aria-hidden":
-			if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
-				return true
-			}
-		case "style":
-			if rxHiddenStyle.MatchString(a.Val) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // isNeverText reports whether n and its subtree never contribute text or
-// links: an element of a neverText kind or one hidden from readers.
+// links: an element of a neverText kind. Elements hidden from readers are
+// already gone (dropHiddenText).
 func isNeverText(n *html.Node) bool {
-	return n.Type == html.ElementNode && (neverText[n.DataAtom] || isHidden(n))
+	return n.Type == html.ElementNode && neverText[n.DataAtom]
 }
 
 func attr(n *html.Node, key string) string {

@@ -32,6 +32,7 @@ func extractHTML(body []byte, contentType string, page *url.URL) (Page, error) {
 		return Page{}, fmt.Errorf("extract: parsing HTML: %w", err)
 	}
 	base := &baseURL{url: withBaseElement(doc, page)}
+	dropHiddenText(doc)
 	article, err := readability.FromDocument(doc, readabilityURL(base.url))
 	if err != nil {
 		// Readability only refuses documents over its element limit
