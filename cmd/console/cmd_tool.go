@@ -42,7 +42,7 @@ func runTool(ctx context.Context, e env, args []string) error {
 	if err := checkOut(name, out); err != nil {
 		return err
 	}
-	a, err := openApp(ctx, db, app.Options{})
+	a, err := openApp(ctx, db, app.Options{MustExist: true})
 	if err != nil {
 		return err
 	}
