@@ -353,7 +353,7 @@ func integrationsTest(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return integrationNotFound(err)
 	}
-	fmt.Fprint(e.stdout, res.Answer())
+	fmt.Fprint(e.stdout, safeText(res.Answer())) // the service's own words
 	if !res.OK() {
 		return refusedError{}
 	}

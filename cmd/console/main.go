@@ -97,10 +97,11 @@ func run(ctx context.Context, e env, args []string) int {
 	case errors.As(err, &refusedError{}):
 		return 3
 	case errors.As(err, &ue):
-		fmt.Fprintf(e.stderr, "console %s: %s\n", name, cliText(err.Error()))
+		fmt.Fprintf(e.stderr, "console %s: %s\n", name, safeText(cliText(err.Error())))
 		return 2
 	default:
-		fmt.Fprintf(e.stderr, "console %s: %s\n", name, cliText(err.Error()))
+		// An error may quote a server or an argument: safeText.
+		fmt.Fprintf(e.stderr, "console %s: %s\n", name, safeText(cliText(err.Error())))
 		return 1
 	}
 }
