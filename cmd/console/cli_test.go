@@ -78,7 +78,7 @@ func TestCheckExitCodesAndJSON(t *testing.T) {
 }
 
 func TestAllowAddListRemove(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	r := runCLI(t, "allow", "add", "Status.Example.com", "intranet.corp:8080", "--note", "ticket 42", "--db", db)
 	if r.code != 0 || !strings.Contains(r.stdout, "added status.example.com") || !strings.Contains(r.stdout, "2 ALLOWED") {
 		t.Fatalf("allow add: %+v", r)
@@ -111,7 +111,7 @@ func TestAllowAddListRemove(t *testing.T) {
 }
 
 func TestSettingsSetAndList(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	if r := runCLI(t, "settings", "set", "timeout", "fast", "--db", db); r.code != 2 || !strings.Contains(r.stderr, `"fast" is not a duration; write it like 15s`) || !strings.Contains(r.stderr, "nothing was changed") {
 		t.Fatalf("bad value: %+v", r)
 	}
@@ -128,7 +128,7 @@ func TestSettingsSetAndList(t *testing.T) {
 }
 
 func TestRefusalsAreLoggedAndListed(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	a, err := app.Open(context.Background(), db, app.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestRefusalsAreLoggedAndListed(t *testing.T) {
 // TestAnotherProcessPicksUpChangesWithinASecond: a running app (as in
 // `console mcp`) sees an allowlist change made by another store handle.
 func TestAnotherProcessPicksUpChangesWithinASecond(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	a, err := app.Open(context.Background(), db, app.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +190,7 @@ func TestAnotherProcessPicksUpChangesWithinASecond(t *testing.T) {
 // saves reload at the same time; when they are done, the policy in force
 // is the one stored last.
 func TestConcurrentReloadsEndOnTheNewestConfiguration(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	a, err := app.Open(context.Background(), db, app.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func TestConcurrentReloadsEndOnTheNewestConfiguration(t *testing.T) {
 // TestConsoleDBEnvironment: every command takes its database from
 // CONSOLE_DB when --db is not given.
 func TestConsoleDBEnvironment(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	t.Setenv("CONSOLE_DB", db)
 	if r := runCLI(t, "allow", "add", "env.example.com"); r.code != 0 {
 		t.Fatal(r)
@@ -257,7 +257,7 @@ func TestArgumentEdgeCases(t *testing.T) {
 // another version) holds an entry that does not parse; every command that
 // builds the policy says which command removes it.
 func TestBadStoredEntrySaysHowToRemoveIt(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	store, err := models.Open(db)
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ func allowAdd(ctx context.Context, e env, args []string) error {
 			return usagef("argument %d is empty; nothing was added: give each entry as text, e.g. status.example.com", i+1)
 		}
 	}
-	a, err := openForChange(ctx, db, mayCreate)
+	a, err := openForChange(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func allowRemove(ctx context.Context, e env, args []string) error {
 	if len(rest) == 0 {
 		return usagef("name at least one entry: console allow rm status.example.com")
 	}
-	a, err := openForChange(ctx, db, mustExist)
+	a, err := openForChange(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -167,12 +167,12 @@ func allowList(ctx context.Context, e env, args []string) error {
 
 // openForChange opens the app for a command that changes the allowlist
 // or the settings. It opens even over a stored entry or setting that does
-// not load, since the change may be its fix. mode says whether the
-// command may create the database; one that must find it (a removal) is
-// opened without the integrations, which it does not touch, so that it
-// neither needs nor creates their secret key file.
-func openForChange(ctx context.Context, db string, mode app.DBMode) (*app.App, error) {
-	return openApp(ctx, db, app.Options{ReadOnly: mode == mustExist, Repair: true, Log: quietLog()})
+// not load, since the change may be its fix. The database must exist (a
+// typo would otherwise save the change in a stray new file), and it is
+// opened without the integrations, which the change does not touch, so
+// that it neither needs nor creates their secret key file.
+func openForChange(ctx context.Context, db string) (*app.App, error) {
+	return openApp(ctx, db, app.Options{ReadOnly: true, Repair: true, Log: quietLog()})
 }
 
 // openToRead opens the app for a command that only reads the

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -30,9 +29,7 @@ func runCheck(ctx context.Context, e env, args []string) error {
 	defer a.Close()
 	d := a.Guard().Decide(ctx, rest[0])
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(d); err != nil {
+		if err := writeJSON(e.stdout, d, false); err != nil {
 			return err
 		}
 	} else {
@@ -44,11 +41,15 @@ func runCheck(ctx context.Context, e env, args []string) error {
 	return nil
 }
 
+// printDecision prints a decision one field a line. The URL is the input
+// as given (a pasted URL may carry control characters), and the message
+// quotes it, so each field is shown with its control characters escaped.
 func printDecision(w io.Writer, d *guard.Decision, publicWeb bool) {
 	url := d.Input
 	if d.URL != nil {
 		url = d.URL.String()
 	}
+	url = safeLine(url)
 	if d.Allowed {
 		fmt.Fprintf(w, "allowed  %s\n", url)
 		switch {
@@ -60,8 +61,8 @@ func printDecision(w io.Writer, d *guard.Decision, publicWeb bool) {
 	} else {
 		fmt.Fprintf(w, "refused  %s\n", url)
 		fmt.Fprintf(w, "  code:      %s (%s)\n", d.Code, d.Reason)
-		fmt.Fprintf(w, "  message:   %s\n", d.Message)
-		fmt.Fprintf(w, "  fix:       %s\n", d.Fix)
+		fmt.Fprintf(w, "  message:   %s\n", safeLine(d.Message))
+		fmt.Fprintf(w, "  fix:       %s\n", safeLine(d.Fix))
 		if !d.Entry.IsZero() {
 			fmt.Fprintf(w, "  entry:     %s\n", d.Entry)
 		}

@@ -221,7 +221,7 @@ func integrationsAdd(ctx context.Context, e env, args []string) error {
 		}
 		in.Params = append(in.Params, p)
 	}
-	a, err := openApp(ctx, db, app.Options{Repair: true, Log: quietLog()})
+	a, err := openApp(ctx, db, app.Options{Repair: true, Log: quietLog(), MustExist: true})
 	if err != nil {
 		return err
 	}
@@ -310,7 +310,7 @@ func integrationsRemove(ctx context.Context, e env, args []string) error {
 	if len(rest) != 1 {
 		return usagef("name one integration: console integrations rm NAME (see console integrations list)")
 	}
-	a, err := openForChange(ctx, db, mustExist)
+	a, err := openForChange(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -353,7 +353,7 @@ func integrationsTest(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return integrationNotFound(err)
 	}
-	fmt.Fprint(e.stdout, res.Answer())
+	fmt.Fprint(e.stdout, safeText(res.Answer())) // the service's own words
 	if !res.OK() {
 		return refusedError{}
 	}

@@ -45,7 +45,7 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 		return err
 	}
 	log := jsonLog(e.stderr)
-	a, err := openApp(ctx, db, app.Options{Log: log})
+	a, err := openApp(ctx, db, app.Options{Log: log, MustExist: true})
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/outboundhq/outbound/guard"
@@ -50,10 +50,7 @@ func runRefusals(ctx context.Context, e env, args []string) error {
 		for i, r := range rows {
 			out[i] = app.LoggedRefusalOf(r)
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+		return writeJSON(e.stdout, out, true)
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(e.stdout, "No refusals yet.")
@@ -61,10 +58,17 @@ func runRefusals(ctx context.Context, e env, args []string) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tTOOL\tAGENT\tKIND\tCODE\tREASON\tURL\tMESSAGE\tREMEDY")
+	// A refused URL is whatever an agent, a page or a redirect chose, and
+	// the message and remedy quote it: every cell is shown on one line
+	// with its control characters escaped.
 	for _, row := range rows {
 		r := app.LoggedRefusalOf(row)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), dash(r.Tool), dash(r.Agent),
-			r.KindOf(), r.Code, r.Reason, r.URL, r.Message, dash(tools.RemedyText(r.Remedy)))
+		cells := []string{r.Time.Local().Format("2006-01-02 15:04:05"), dash(r.Tool), dash(r.Agent),
+			string(r.KindOf()), string(r.Code), string(r.Reason), r.URL, r.Message, dash(tools.RemedyText(r.Remedy))}
+		for i, c := range cells {
+			cells[i] = safeLine(c)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	return tw.Flush()
 }

@@ -118,7 +118,7 @@ func cell(v string) string {
 }
 
 func settingsSet(ctx context.Context, e env, db, key, value string) error {
-	a, err := openForChange(ctx, db, mayCreate)
+	a, err := openForChange(ctx, db)
 	if err != nil {
 		return err
 	}

@@ -51,11 +51,11 @@ func runToken(ctx context.Context, e env, args []string) error {
 }
 
 func tokenCreate(ctx context.Context, e env, db, name string) error {
-	// The rule is checked before the database is opened (or created).
+	// The rule is checked before the database is opened.
 	if err := app.CheckTokenName(name); err != nil {
 		return ruleError(err)
 	}
-	a, err := openIdentity(db, mayCreate)
+	a, err := openIdentity(db, mustExist)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func runTool(ctx context.Context, e env, args []string) error {
 	if err := checkOut(name, out); err != nil {
 		return err
 	}
-	a, err := openApp(ctx, db, app.Options{})
+	a, err := openApp(ctx, db, app.Options{MustExist: true})
 	if err != nil {
 		return err
 	}
@@ -81,15 +81,14 @@ func runTool(ctx context.Context, e env, args []string) error {
 // API's JSON) and exits 3 when the tool refused; console fetch and
 // console tool print the same way.
 func printToolResult(e env, res tools.Result, asJSON bool, imageFile string) error {
+	// The answer holds the page's (or the service's) own text: its
+	// control characters are shown, not sent to the terminal.
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res.API); err != nil {
+		if err := writeJSON(e.stdout, res.API, true); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprint(e.stdout, res.Text)
+		fmt.Fprint(e.stdout, safeText(res.Text))
 		if len(res.PNG) > 0 {
 			fmt.Fprintf(e.stdout, "\nWrote the image to %s (%d bytes).\n", imageFile, len(res.PNG))
 		}

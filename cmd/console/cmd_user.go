@@ -46,7 +46,7 @@ func userAdd(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return usagef("--role %q is not a role; use --role admin or --role support", roleText)
 	}
-	// The rules are checked before the database is opened (or created).
+	// The rules are checked before the database is opened.
 	if err := app.CheckUserName(name); err != nil {
 		return ruleError(err)
 	}
@@ -54,7 +54,7 @@ func userAdd(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := openIdentity(db, mayCreate)
+	a, err := openIdentity(db, mustExist)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 func TestAllowAddIsIdempotent(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	if r := runCLI(t, "allow", "add", "--db", db, "a.example.com"); r.code != 0 {
 		t.Fatal(r)
 	}
@@ -53,7 +53,7 @@ func TestAllowAddIsIdempotent(t *testing.T) {
 }
 
 func TestSettingsKeysAndDurationsAsPeopleWriteThem(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	tests := []struct {
 		name, key, value, want string
 	}{
@@ -100,7 +100,7 @@ func TestSettingsKeysAndDurationsAsPeopleWriteThem(t *testing.T) {
 // database, and compares the audit records: the same action, target,
 // before and after, whoever made it.
 func TestWebAndCLIAuditTheSameChangeAlike(t *testing.T) {
-	cliDB := tempDB(t)
+	cliDB := existingDB(t)
 	for _, args := range [][]string{
 		{"allow", "add", "status.example.com", "--note", "ticket 42"},
 		{"settings", "set", "Timeout", "90s"},
@@ -111,7 +111,7 @@ func TestWebAndCLIAuditTheSameChangeAlike(t *testing.T) {
 		}
 	}
 
-	webDB := tempDB(t)
+	webDB := existingDB(t)
 	if r := runCLIWithStdin(t, "correct horse battery\n", "user", "add", "--role", "admin", "--db", webDB, "ada"); r.code != 0 {
 		t.Fatal(r)
 	}

@@ -53,7 +53,7 @@ func storedIntegrations(t *testing.T, db string) []models.Integration {
 }
 
 func TestIntegrationsAddRefusesBadInput(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	tests := []struct {
 		name  string
 		args  []string
@@ -99,7 +99,7 @@ func TestIntegrationsAddRefusesBadInput(t *testing.T) {
 }
 
 func TestIntegrationsCommands(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	svc, hits := orderService(t)
 	host := strings.TrimPrefix(svc.URL, "http://")
 

@@ -34,6 +34,7 @@ type command struct {
 // `console help` and a reader see the whole command line in one place.
 var commands = map[string]command{
 	"serve":        {summary: "run the web console, /mcp, /api/v1 and /metrics", usage: "serve [--addr 127.0.0.1:8080]", run: runServe},
+	"init":         {summary: "create the database and its secret key file (serve creates them too)", usage: "init [--db PATH]", run: runInit},
 	"check":        {summary: "decide a URL without fetching it (exit 0 allowed, 3 refused)", usage: "check [--json] URL", run: runCheck},
 	"fetch":        {summary: "read a URL exactly as an agent's fetch_url would (exit 3 if refused)", usage: "fetch [--json] [--start N] URL", run: runFetch},
 	"allow":        {summary: "manage the outbound allowlist: add, rm, list", usage: allowUsage, run: runAllow},
@@ -96,10 +97,11 @@ func run(ctx context.Context, e env, args []string) int {
 	case errors.As(err, &refusedError{}):
 		return 3
 	case errors.As(err, &ue):
-		fmt.Fprintf(e.stderr, "console %s: %s\n", name, cliText(err.Error()))
+		fmt.Fprintf(e.stderr, "console %s: %s\n", name, safeText(cliText(err.Error())))
 		return 2
 	default:
-		fmt.Fprintf(e.stderr, "console %s: %s\n", name, cliText(err.Error()))
+		// An error may quote a server or an argument: safeText.
+		fmt.Fprintf(e.stderr, "console %s: %s\n", name, safeText(cliText(err.Error())))
 		return 1
 	}
 }

@@ -86,7 +86,7 @@ func proxyClient(t *testing.T, addr, token string) *http.Client {
 // proxy; a refusal lands in the refusal log under the token's name; an
 // allowlist change made by another command applies while it runs.
 func TestProxyCommandServesAgents(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	r := runCLI(t, "token", "create", "--db", db, "helpdesk-bot")
 	token := strings.TrimSpace(r.stdout)
 	if r.code != 0 {

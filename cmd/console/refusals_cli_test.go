@@ -18,7 +18,7 @@ import (
 // them (lists as arrays, the remedy as an object, the kind spelt out), and
 // --kind keeps them apart.
 func TestRefusalsCLIShowsTheTypedValue(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	resolver := guardtest.NewResolver()
 	resolver.Answer("intranet.corp", "10.1.2.3", "fd00::7")
 	a, err := app.Open(context.Background(), db, app.Options{Resolver: resolver})

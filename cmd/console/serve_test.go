@@ -16,7 +16,7 @@ import (
 // TestServeShutdownWritesQueuedRefusals: refusals still queued when the
 // console is told to stop are written before it exits.
 func TestServeShutdownWritesQueuedRefusals(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	token := strings.TrimSpace(runCLI(t, "token", "create", "--db", db, "bot").stdout)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -64,7 +64,7 @@ func TestServeShutdownWritesQueuedRefusals(t *testing.T) {
 }
 
 func TestPurgeLoopKeepsTheRetentionSetting(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	if r := runCLI(t, "settings", "set", "--db", db, "retention_days", "7"); r.code != 0 {
 		t.Fatal(r)
 	}

@@ -56,7 +56,7 @@ func TestFetchCommandPrintsWhatTheAgentReads(t *testing.T) {
 }
 
 func TestTokenCommands(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	r := runCLI(t, "token", "create", "--db", db, "helpdesk-bot")
 	token := strings.TrimSpace(r.stdout)
 	if r.code != 0 || !strings.HasPrefix(token, tools.TokenPrefix) || len(token) < 40 || !strings.Contains(r.stderr, "shown only now") {
@@ -110,7 +110,7 @@ func TestMCPOverStdio(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	db := tempDB(t)
+	db := existingDB(t)
 	srv := loopbackPage(t, `<title>Release 4.2</title><h1>Release notes</h1><p>Fixed the login loop.</p>`)
 	if r := runCLI(t, "allow", "add", "--db", db, strings.TrimPrefix(srv.URL, "http://")); r.code != 0 {
 		t.Fatal(r)

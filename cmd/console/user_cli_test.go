@@ -68,7 +68,7 @@ func TestUserList(t *testing.T) {
 }
 
 func TestUserRemove(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	addCLIUser(t, db, "admin", "ada")
 	addCLIUser(t, db, "support", "sam")
 	for name, tc := range map[string]struct {
@@ -101,7 +101,7 @@ func TestUserRemove(t *testing.T) {
 }
 
 func TestUserPasswd(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	addCLIUser(t, db, "admin", "ada")
 	before, _ := storedUser(t, db, "ada")
 	store, err := models.Open(db)
@@ -186,7 +186,7 @@ func TestUserCommandMistakes(t *testing.T) {
 // token names and passwords the application layer's rules accept (the
 // console's forms are held to the same rules in web's tests).
 func TestCommandsApplyTheSharedRules(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	for _, name := range []string{"bot-1", "B.o_t", strings.Repeat("a", app.MaxNameLength), strings.Repeat("b", app.MaxNameLength+1), "-bot", "bot/1", "bøt"} {
 		want := 0
 		if app.CheckTokenName(name) != nil {

@@ -49,7 +49,7 @@ func TestVersionCommand(t *testing.T) {
 // TestMCPReportsTheVersionCommandsVersion: `console mcp` tells its client
 // the version `console version` prints.
 func TestMCPReportsTheVersionCommandsVersion(t *testing.T) {
-	db := tempDB(t)
+	db := existingDB(t)
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -86,7 +86,7 @@ func TestStampedVersion(t *testing.T) {
 	if err != nil || string(out) != "1.2.3-test\n" {
 		t.Fatalf("console version: %q, %v", out, err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(bin, "mcp", "--db", tempDB(t))}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(bin, "mcp", "--db", existingDB(t))}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

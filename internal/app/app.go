@@ -72,7 +72,9 @@ type Options struct {
 	// must never be asked to decide.
 	Repair bool
 	// MustExist refuses a database that is not there, as ReadOnly does,
-	// for a command that also needs the integrations (integrations test).
+	// for a command that also needs the integrations (mcp, proxy, a tool
+	// call, integrations add and test). Only the console (serve) and Init
+	// create a database: anywhere else a missing one is a mistyped path.
 	MustExist bool
 	// OnReload, when set, is told the outcome of every reload (tests
 	// count them to prove a refused change reloads nothing).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/outboundhq/outbound/models"
 )
@@ -16,19 +17,34 @@ import (
 type DBMode int
 
 const (
-	// MustExist is for commands that only read the configuration or log.
+	// MustExist is for every command but the two that start a database:
+	// one that enforces the policy (mcp, proxy, a tool call) would
+	// otherwise run a mistyped path under a new database's PUBLIC WEB, and
+	// one that changes it would save the change where nobody reads it.
 	MustExist DBMode = iota
-	// MayCreate is for commands that change things or run the console,
-	// where a first run legitimately starts a new database.
+	// MayCreate is for the console (serve) and init, where a first run
+	// legitimately starts a new database.
 	MayCreate
 )
 
 // MissingDatabaseError is the refusal to open a database that is not there
-// when the caller said it must exist.
+// when the caller said it must exist. Its text names the path, and the
+// absolute one when the path is relative: a process started from another
+// directory (an MCP client often starts it from / or $HOME) looked there.
+// The front end words the fix (its flags, its commands).
 type MissingDatabaseError struct{ Path string }
 
 func (e *MissingDatabaseError) Error() string {
-	return fmt.Sprintf("there is no database at %s; check --db or CONSOLE_DB (the console creates it on its first `console serve` or change)", e.Path)
+	return "there is no database at " + e.Where()
+}
+
+// Where is the path as given, followed by the absolute path in
+// parentheses when the two differ.
+func (e *MissingDatabaseError) Where() string {
+	if abs, err := filepath.Abs(e.Path); err == nil && abs != e.Path {
+		return fmt.Sprintf("%s (%s)", e.Path, abs)
+	}
+	return e.Path
 }
 
 // OpenStore opens the database at path, refusing a missing file when mode
