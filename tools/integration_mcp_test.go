@@ -122,12 +122,15 @@ func TestIntegrationToolsOverMCP(t *testing.T) {
 		if tools["lookup_order"] != nil || tools["find_order"] == nil || tools["call_integration"] == nil || tools["fetch_url"] == nil {
 			t.Fatalf("after the rename: %v", tools)
 		}
-		drain(changed)
+		// A rename removes one tool and adds another; each may notify.
+		// Let every notification of that change arrive before asking
+		// whether an unchanged set sends another.
+		settle(changed, 200*time.Millisecond)
 		e.x.Set([]Integration{renamed})
 		select {
 		case <-changed:
 			t.Fatal("an unchanged set notified the client")
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(200 * time.Millisecond):
 		}
 	})
 }
@@ -137,6 +140,17 @@ func drain(c chan struct{}) {
 		select {
 		case <-c:
 		default:
+			return
+		}
+	}
+}
+
+// settle drains c until it has been quiet for quiet.
+func settle(c chan struct{}, quiet time.Duration) {
+	for {
+		select {
+		case <-c:
+		case <-time.After(quiet):
 			return
 		}
 	}
