@@ -156,10 +156,8 @@ func (p *Policy) decideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 	}
 
 	if h.name != "" && r != nil {
-		// Resolve the name as absolute (with its trailing dot), so that a
-		// resolver's search list cannot turn an outside name into an inside
-		// one, e.g. status.example.com into status.example.com.corp.local.
-		addrs, err := r.LookupNetIP(ctx, "ip", h.name+".")
+		// lookupHost (lookup.go) says how a name is resolved, and why.
+		addrs, err := lookupHost(ctx, r, h.name)
 		if err != nil || len(addrs) == 0 {
 			if ctx.Err() != nil {
 				return d.refuse(CodeTimeout, ReasonTimeout, fmt.Sprintf("Looking up %s took too long.", h.name),
