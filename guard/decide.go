@@ -10,7 +10,10 @@ import (
 )
 
 // Resolver looks up the addresses of a name. *net.Resolver implements it;
-// tests inject a stub so that no query leaves the machine.
+// tests inject a stub so that no query leaves the machine. The guard asks
+// it for absolute names (with a trailing dot) and never for a localhost
+// name, which is the loopback addresses (lookup.go); without one, the
+// guard reads the hosts file before asking DNS (hosts.go).
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
