@@ -10,7 +10,10 @@ import (
 )
 
 // Resolver looks up the addresses of a name. *net.Resolver implements it;
-// tests inject a stub so that no query leaves the machine.
+// tests inject a stub so that no query leaves the machine. The guard asks
+// it for absolute names (with a trailing dot) and never for a localhost
+// name, which is the loopback addresses (lookup.go); without one, the
+// guard reads the hosts file before asking DNS (hosts.go).
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
@@ -156,10 +159,8 @@ func (p *Policy) decideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 	}
 
 	if h.name != "" && r != nil {
-		// Resolve the name as absolute (with its trailing dot), so that a
-		// resolver's search list cannot turn an outside name into an inside
-		// one, e.g. status.example.com into status.example.com.corp.local.
-		addrs, err := r.LookupNetIP(ctx, "ip", h.name+".")
+		// lookupHost (lookup.go) says how a name is resolved, and why.
+		addrs, err := lookupHost(ctx, r, h.name)
 		if err != nil || len(addrs) == 0 {
 			if ctx.Err() != nil {
 				return d.refuse(CodeTimeout, ReasonTimeout, fmt.Sprintf("Looking up %s took too long.", h.name),

@@ -18,7 +18,9 @@ type Options struct {
 	// Wording names the product's controls in refusals' fixes; the zero
 	// value speaks neutrally ("add HOST to the allowlist").
 	Wording Wording
-	// Resolver resolves host names; nil means net.DefaultResolver.
+	// Resolver resolves host names; nil means the system's: the hosts file
+	// (/etc/hosts), then DNS through net.DefaultResolver. Localhost names
+	// are never looked up: they are the loopback addresses (RFC 6761).
 	Resolver Resolver
 	// Recorder, when set, receives one Record per request the guard
 	// enforces, allowed or refused, on the client and the proxy alike.
@@ -63,7 +65,7 @@ const idleConnTimeout = 90 * time.Second
 func New(opts Options) *Guard {
 	g := &Guard{resolver: opts.Resolver, recorder: opts.Recorder, dial: opts.Dial, now: opts.Now, tlsConfig: opts.TLSConfig}
 	if g.resolver == nil {
-		g.resolver = net.DefaultResolver
+		g.resolver = newSystemResolver(systemHostsFile)
 	}
 	if g.now == nil {
 		g.now = time.Now
