@@ -8,9 +8,10 @@ import (
 )
 
 // refuse records r under the caller in ctx, files it for req's credential
-// and answers it. The answer is the guard's own sentence and fix, so that
-// a person reading a browser's error page or an agent reading curl's
-// output learns what to change; a program that holds the credential reads
+// and answers it. The answer is the guard's own sentence and the fix as an
+// agent may read it (AgentFix: no entry for an internal target), since an
+// agent reading curl's output is the usual client; the record keeps the
+// exact fix for the admin, and a program that holds the credential reads
 // the value itself (CallCredential.Refusal).
 func (p *Proxy) refuse(ctx context.Context, w http.ResponseWriter, req *http.Request, r *Refusal, port uint16) {
 	p.g.record(ctx, Record{Refusal: r, URL: r.URL, Host: r.Host, Port: port, Proxied: true})
@@ -18,7 +19,7 @@ func (p *Proxy) refuse(ctx context.Context, w http.ResponseWriter, req *http.Req
 	h := w.Header()
 	h.Set("X-Outbound-Code", string(r.Code))
 	h.Set("X-Outbound-Reason", string(r.Reason))
-	writeText(w, refusalStatus(r.Code), "Outbound refused "+r.URL+" ("+string(r.Code)+", "+string(r.Reason)+"): "+r.Message+"\nFix: "+r.Fix+"\n")
+	writeText(w, refusalStatus(r.Code), "Outbound refused "+r.URL+" ("+string(r.Code)+", "+string(r.Reason)+"): "+r.Message+"\nFix: "+r.AgentFix()+"\n")
 }
 
 // refusalStatus is the proxy's status for a refusal: a gateway error when

@@ -120,8 +120,13 @@ func assertRefused(t *testing.T, f *proxyFixture, resp *http.Response, status in
 	if last.Refusal.Reason != reason || last.Caller != want {
 		t.Fatalf("reported %s by %+v, want %s by %+v", last.Refusal.Reason, last.Caller, reason, want)
 	}
-	if !strings.Contains(body, last.Refusal.Message) || !strings.Contains(body, "Fix: "+last.Refusal.Fix) {
-		t.Fatalf("body %q lacks the message %q and fix %q", body, last.Refusal.Message, last.Refusal.Fix)
+	if !strings.Contains(body, last.Refusal.Message) || !strings.Contains(body, "Fix: "+last.Refusal.AgentFix()) {
+		t.Fatalf("body %q lacks the message %q and fix %q", body, last.Refusal.Message, last.Refusal.AgentFix())
+	}
+	// An internal target's entry stays in the record, for the admin; the
+	// client, usually an agent, is told only to ask.
+	if last.Refusal.Internal() && (strings.Contains(body, "allowlist") || strings.Contains(body, "literal entry")) {
+		t.Fatalf("body %q tells the client how to open an internal target (the record's fix: %q)", body, last.Refusal.Fix)
 	}
 }
 

@@ -59,8 +59,13 @@ func linkText(s string) string {
 // RefusalAnswer renders a refusal as one readable answer for the agent:
 // the guard's code, its sentence, the fix, and what an admin could change.
 // It reads the same typed value the refusal log, the CSV, the API and the
-// CLI show; nothing here is parsed back out of the text.
+// CLI show; nothing here is parsed back out of the text. The agent reads
+// the value as r.ForAgent() gives it: for an internal target, that it is
+// internal and to ask an admin, never the entry that would open it (an
+// agent told "add 127.0.0.1:6379" is one injected prompt away from asking
+// an admin for exactly that). The refusal log keeps the exact entry.
 func RefusalAnswer(tool string, r *guard.Refusal) string {
+	r = r.ForAgent()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s was refused: %s (%s).\n", tool, r.Code, r.Reason)
 	if r.KindOf() == guard.KindNetwork {

@@ -44,7 +44,8 @@ func FetchTool(f *Fetcher) Tool {
 }
 
 // FetchResponse is the API's answer. A refusal is a result, not an API
-// error: ok is false and error carries the guard's value.
+// error: ok is false and error carries the guard's value, as an agent may
+// read it (guard.Refusal.ForAgent: no entry for an internal target).
 type FetchResponse struct {
 	OK             bool           `json:"ok"`
 	Error          *guard.Refusal `json:"error,omitempty"`
@@ -64,7 +65,7 @@ type FetchResponse struct {
 
 // JSON returns the result in the API's shape.
 func (r *FetchResult) JSON() FetchResponse {
-	out := FetchResponse{OK: r.OK(), Error: r.Refusal, Answer: r.Answer(), Links: []extract.Link{}}
+	out := FetchResponse{OK: r.OK(), Error: r.Refusal.ForAgent(), Answer: r.Answer(), Links: []extract.Link{}}
 	if r.Refusal != nil {
 		return out
 	}

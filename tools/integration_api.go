@@ -62,7 +62,7 @@ type IntegrationResponse struct {
 
 // JSON returns the result in the API's shape.
 func (r *IntegrationResult) JSON() IntegrationResponse {
-	out := IntegrationResponse{OK: r.OK(), Error: r.Refusal, Name: r.Name, Answer: r.Answer()}
+	out := IntegrationResponse{OK: r.OK(), Error: r.Refusal.ForAgent(), Name: r.Name, Answer: r.Answer()}
 	if r.Refusal != nil {
 		return out
 	}

@@ -28,7 +28,7 @@ func TestRefusalAnswerShowsTheTypedValue(t *testing.T) {
 	r := &guard.Refusal{Code: guard.CodeForbidden, Reason: guard.ReasonNotAllowlisted, URL: "http://intranet.corp:8080/x",
 		Message: "intranet.corp is not on the outbound allowlist.", Fix: "Add intranet.corp:8080 to the allowlist.",
 		Remedy: guard.AddEntry("intranet.corp:8080"), Redirects: []string{"http://a.example/", "http://b.example/"},
-		Addresses: []netip.Addr{netip.MustParseAddr("10.0.0.1")}}
+		Addresses: []netip.Addr{netip.MustParseAddr("93.184.216.34")}}
 	ans := RefusalAnswer("fetch_url", r)
 	for _, want := range []string{
 		"fetch_url was refused: forbidden (not_allowlisted).",

@@ -48,7 +48,8 @@ func ScreenshotTool(s *Screenshotter) Tool {
 }
 
 // ScreenshotResponse is the API's answer; png is base64 in JSON. A
-// refusal is a result: ok is false and error carries the guard's value.
+// refusal is a result: ok is false and error carries the guard's value,
+// as an agent may read it (guard.Refusal.ForAgent).
 type ScreenshotResponse struct {
 	OK      bool           `json:"ok"`
 	Error   *guard.Refusal `json:"error,omitempty"`
@@ -63,6 +64,6 @@ type ScreenshotResponse struct {
 
 // JSON returns the result in the API's shape.
 func (r *ShotResult) JSON() ScreenshotResponse {
-	return ScreenshotResponse{OK: r.OK(), Error: r.Refusal, URL: r.URL, Title: r.Title,
+	return ScreenshotResponse{OK: r.OK(), Error: r.Refusal.ForAgent(), URL: r.URL, Title: r.Title,
 		Width: r.Width, Height: r.Height, Cut: r.Cut, PNG: r.PNG, Caption: r.Caption()}
 }

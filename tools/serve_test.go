@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/outboundhq/outbound/guard"
 )
 
 // fakeAgents knows one token.
@@ -202,13 +204,13 @@ func TestFetchAPI(t *testing.T) {
 	}
 	status, out = call("POST", "secret-token", `{"url":"http://10.0.0.8:8080/admin","thread":"T-9","trigger":"m1"}`)
 	errObj, _ := out["error"].(map[string]any)
-	if status != 200 || out["ok"] != false || errObj["code"] != "forbidden" || !strings.Contains(errObj["fix"].(string), "10.0.0.8:8080") {
+	if status != 200 || out["ok"] != false || errObj["code"] != "forbidden" || errObj["fix"] != guard.AgentInternalFix {
 		t.Fatalf("refusal is a 200 with ok:false: %d %v", status, out)
 	}
-	// The API's error is the guard's typed value: the remedy and the
-	// addresses are data, not phrases in the fix.
-	if remedy, _ := errObj["remedy"].(map[string]any); remedy["kind"] != "add_entry" || remedy["entry"] != "10.0.0.8:8080" ||
-		fmt.Sprint(errObj["addresses"]) != "[10.0.0.8]" || errObj["port"] != float64(8080) {
+	// The API's error is the guard's typed value as an agent may read it:
+	// the addresses are data, not phrases in the fix, and the entry that
+	// would open an internal address is not there at all.
+	if _, hasRemedy := errObj["remedy"]; hasRemedy || fmt.Sprint(errObj["addresses"]) != "[10.0.0.8]" || errObj["port"] != float64(8080) {
 		t.Fatalf("refusal is a 200 with ok:false: %d %v", status, out)
 	}
 	// curl -d sends a form content type by default; the JSON body is read all the same.
@@ -221,8 +223,9 @@ func TestFetchAPI(t *testing.T) {
 		resp.Body.Close()
 	}
 	ev := e.Reports()
-	if len(ev) != 1 || ev[0].Caller.Agent != "helpdesk-bot" || ev[0].Caller.Thread != "T-9" || ev[0].Refusal.URL != "http://10.0.0.8:8080/admin" {
-		t.Fatalf("refusal log entry: %+v", ev)
+	if len(ev) != 1 || ev[0].Caller.Agent != "helpdesk-bot" || ev[0].Caller.Thread != "T-9" || ev[0].Refusal.URL != "http://10.0.0.8:8080/admin" ||
+		ev[0].Refusal.Remedy != guard.AddEntry("10.0.0.8:8080") {
+		t.Fatalf("refusal log entry (with the admin's remedy): %+v", ev)
 	}
 	tests := []struct {
 		name, method, token, body string

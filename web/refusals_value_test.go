@@ -68,11 +68,16 @@ func TestRefusalIsOneValueFromGuardToPageAndCSV(t *testing.T) {
 		t.Fatalf("the guard's refusal: %+v", refused)
 	}
 
+	// The agent reads the same value as an agent may: internal, ask an
+	// admin; the entry stays on the admin's surfaces below.
 	ans := tools.RefusalAnswer("fetch_url", refused)
-	for _, want := range []string{"Redirected from: " + first, "An admin can help: add the allowlist entry wiki.intranet.corp."} {
+	for _, want := range []string{"Redirected from: " + first, "Fix: " + guard.AgentInternalFix} {
 		if !strings.Contains(ans, want) {
 			t.Errorf("tool answer lacks %q:\n%s", want, ans)
 		}
+	}
+	if strings.Contains(ans, "An admin can help") || strings.Contains(ans, "literal entry") {
+		t.Errorf("tool answer names the entry that would open an internal host:\n%s", ans)
 	}
 
 	rows, _, err := h.store.ListRefusals(t.Context(), models.RefusalQuery{})
@@ -96,6 +101,10 @@ func TestRefusalIsOneValueFromGuardToPageAndCSV(t *testing.T) {
 	}
 	if text(p, "detail-kind") != "policy" || text(p, "detail-remedy") != "add the allowlist entry wiki.intranet.corp" {
 		t.Errorf("page shows kind %q, remedy %q", text(p, "detail-kind"), text(p, "detail-remedy"))
+	}
+	// The admin's page keeps the exact fix the agent was not shown.
+	if got := text(p, "detail-fix"); got != refused.Fix || !strings.Contains(got, "wiki.intranet.corp") {
+		t.Errorf("page shows the fix %q, want the guard's %q", got, refused.Fix)
 	}
 	if p.doc.Find(`[data-testid="allow-host"]`).Length() != 1 {
 		t.Error("no Allow this host button for a refusal whose remedy is an entry")

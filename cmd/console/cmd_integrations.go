@@ -355,6 +355,7 @@ func integrationsTest(ctx context.Context, e env, args []string) error {
 	}
 	fmt.Fprint(e.stdout, safeText(res.Answer())) // the service's own words
 	if !res.OK() {
+		printAdminFix(e.stderr, res.Refusal)
 		return refusedError{}
 	}
 	return nil

@@ -79,7 +79,8 @@ func runTool(ctx context.Context, e env, args []string) error {
 
 // printToolResult prints a tool's answer as the agent reads it (or the
 // API's JSON) and exits 3 when the tool refused; console fetch and
-// console tool print the same way.
+// console tool print the same way. A fix the agent is not shown goes to
+// stderr for the admin (printAdminFix).
 func printToolResult(e env, res tools.Result, asJSON bool, imageFile string) error {
 	// The answer holds the page's (or the service's) own text: its
 	// control characters are shown, not sent to the terminal.
@@ -94,6 +95,7 @@ func printToolResult(e env, res tools.Result, asJSON bool, imageFile string) err
 		}
 	}
 	if !res.OK() {
+		printAdminFix(e.stderr, res.Refusal)
 		return refusedError{}
 	}
 	return nil

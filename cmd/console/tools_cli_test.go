@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/tools"
 )
@@ -33,10 +34,16 @@ func TestFetchCommandPrintsWhatTheAgentReads(t *testing.T) {
 	db := existingDB(t)
 	srv := loopbackPage(t, `<title>Status</title><h1>Partial outage — API</h1><ul><li>Errors on /v1</li><li>Fix deployed</li></ul>`)
 	r := runCLI(t, "fetch", "--db", db, srv.URL+"/")
-	if r.code != 3 || !strings.Contains(r.stdout, "fetch_url was refused: forbidden (internal_address)") || !strings.Contains(r.stdout, "as a literal entry") {
-		t.Fatalf("loopback without an entry: %+v", r)
-	}
 	host := strings.TrimPrefix(srv.URL, "http://")
+	// stdout is the agent's text: internal, ask an admin, no entry. The
+	// admin running the command reads the exact entry on stderr.
+	if r.code != 3 || !strings.Contains(r.stdout, "fetch_url was refused: forbidden (internal_address)") || !strings.Contains(r.stdout, "Fix: "+guard.AgentInternalFix) ||
+		strings.Contains(r.stdout, "literal entry") || strings.Contains(r.stdout, "allow add") {
+		t.Fatalf("loopback without an entry, the agent's text: %+v", r)
+	}
+	if !strings.Contains(r.stderr, "as a literal entry") || !strings.Contains(r.stderr, "console allow add "+host+"\n") {
+		t.Fatalf("loopback without an entry, the admin's fix on stderr: %+v", r)
+	}
 	if r := runCLI(t, "allow", "add", "--db", db, host); r.code != 0 {
 		t.Fatalf("allow add %s: %+v", host, r)
 	}
