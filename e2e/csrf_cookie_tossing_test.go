@@ -14,7 +14,8 @@ import (
 // /users — cookies ignore ports, so the console receives it — and
 // auto-posts "add admin eve" with _csrf=X. A check that only compares the
 // form token with a cookie passes that; the console must answer 403 and
-// save nothing.
+// save nothing. The same against the allowlist (adding the cloud metadata
+// address, with the right revision even) is refused too.
 func TestCSRFCookieTossingRefused(t *testing.T) {
 	c, page := adminConsole(t)
 	attacker := serveLoopback(t, htmlPage(`<!doctype html><html><head><title>Quarterly report</title></head><body>
@@ -54,4 +55,28 @@ document.getElementById("f").submit();
 	seeCount(t, page, `[data-testid="user-row"]`, 1)
 	see(t, page, `[data-testid="user-name"]`, "ada")
 	seeCount(t, page, `[data-testid="user-name"]:text-is("eve")`, 0)
+
+	revision := currentRevision(t, page.Request(), c.url)
+	allowlist := serveLoopback(t, htmlPage(`<!doctype html><html><body>
+<form id="f" method="post" action="`+html.EscapeString(c.url)+`/integrations/allowlist">
+<input type="hidden" name="_csrf" value="tossed-token">
+<input type="hidden" name="entries" value="169.254.169.254">
+<input type="hidden" name="revision" value="`+revision+`">
+</form><script>
+document.cookie = "outbound_csrf=tossed-token; path=/integrations";
+document.getElementById("f").submit();
+</script></body></html>`))
+	resp, err = page.ExpectResponse(regexp.MustCompile(`/integrations/allowlist$`), func() error {
+		_, err := page.Goto(allowlist)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("the attacker's allowlist form never reached the console: %v", err)
+	}
+	if resp.Status() != http.StatusForbidden {
+		t.Fatalf("the cookie-tossing POST /integrations/allowlist answered %d (Location %q); want 403", resp.Status(), resp.Headers()["location"])
+	}
+	mustGoto(t, page, c.url+"/integrations")
+	seeBadge(t, page, "PUBLIC WEB")
+	seeCount(t, page, `[data-testid="allow-entry"]`, 0)
 }
