@@ -51,8 +51,9 @@ const (
 )
 
 var (
-	errCSRFToken = echo.NewHTTPError(http.StatusForbidden, "The form was missing its security token or it had expired. Reload the page and try again.")
-	errCSRFSite  = echo.NewHTTPError(http.StatusForbidden, "The form was sent from another site, not from this console's own pages, so nothing was changed. Open the console at its own address, reload the page and try again.")
+	errCSRFToken    = echo.NewHTTPError(http.StatusForbidden, "The form was missing its security token or it had expired. Reload the page and try again.")
+	errSessionEnded = echo.NewHTTPError(http.StatusUnauthorized, "You are not signed in, or your session has expired. Sign in and try again.")
+	errCSRFSite     = echo.NewHTTPError(http.StatusForbidden, "The form was sent from another site, not from this console's own pages, so nothing was changed. Open the console at its own address, reload the page and try again.")
 )
 
 // servedOverTLS says whether the browser reached the console over HTTPS:
@@ -98,6 +99,11 @@ func (s *Server) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 			got = c.FormValue(csrfFormField)
 		}
 		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+			if userOf(c) == nil && presentedSession(c) {
+				// The form carries the token of a session that has since
+				// ended: signing in again is the fix, not a reload.
+				return errSessionEnded
+			}
 			return errCSRFToken
 		}
 		return next(c)
@@ -120,6 +126,13 @@ func (s *Server) expectedCSRFToken(c echo.Context) (string, error) {
 	}
 	c.SetCookie(&http.Cookie{Name: name, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: servedOverTLS(c)})
 	return tok, nil
+}
+
+// presentedSession says whether the request carried a session cookie,
+// valid or not.
+func presentedSession(c echo.Context) bool {
+	ck, err := c.Cookie(cookieName(c, sessionCookie))
+	return err == nil && ck.Value != ""
 }
 
 func changesState(method string) bool {

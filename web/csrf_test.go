@@ -240,3 +240,25 @@ func TestCSRFCookiesAreHostPrefixedUnderTLS(t *testing.T) {
 	}
 	t.Fatalf("sign-in over HTTPS answered %d without a __Host-%s cookie: %v", resp.StatusCode, sessionCookie, resp.Cookies())
 }
+
+// TestCSRFEndedSessionAsksToSignIn: a form of a session that has since
+// ended is refused with the sign-in message (a reload would not help),
+// and nothing is saved.
+func TestCSRFEndedSessionAsksToSignIn(t *testing.T) {
+	h := newHarness(t)
+	ada := h.signedIn("ada", models.RoleAdmin)
+	token := ada.csrf("/users")
+	u, _ := url.Parse(h.srv.URL)
+	for _, c := range ada.client.Jar.Cookies(u) {
+		if c.Name == sessionCookie {
+			if err := h.store.DeleteSession(context.Background(), hashSecret(c.Value)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p := readPage(t, ada.postRaw("/users", addEve(token)))
+	if p.status != http.StatusUnauthorized || !strings.Contains(p.body, "Sign in and try again") {
+		t.Fatalf("POST /users after the session ended answered %d; want 401 asking to sign in:\n%.400s", p.status, p.body)
+	}
+	noEve(t, h)
+}
