@@ -136,7 +136,7 @@ func waitWords(secs int) string {
 }
 
 func (s *Server) logout(c echo.Context) error {
-	if ck, err := c.Cookie(sessionCookie); err == nil {
+	if ck, err := c.Cookie(cookieName(c, sessionCookie)); err == nil {
 		if err := s.d.Store.DeleteSession(c.Request().Context(), hashSecret(ck.Value)); err != nil {
 			return err
 		}

@@ -122,18 +122,10 @@ func New(d Deps) *Server {
 	// Any other /api/ path is a JSON 404, outside the CSRF group below.
 	e.Any("/api/*", s.apiNotFound)
 
-	// Everything below is the browser console: CSRF on every form, and a
-	// session on every route except sign-in and setup.
-	ui := e.Group("", middleware.CSRFWithConfig(middleware.CSRFConfig{
-		TokenLookup:    "form:_csrf,header:X-CSRF-Token",
-		CookieName:     "outbound_csrf",
-		CookiePath:     "/",
-		CookieHTTPOnly: true,
-		CookieSameSite: http.SameSiteLaxMode,
-		ErrorHandler: func(err error, c echo.Context) error {
-			return echo.NewHTTPError(http.StatusForbidden, "The form was missing its security token or it had expired. Reload the page and try again.")
-		},
-	}), s.loadSession)
+	// Everything below is the browser console: the CSRF check on every
+	// change, and a session on every route except sign-in and setup.
+	// Its CSRF check (csrf.go) needs the session, so it runs second.
+	ui := e.Group("", s.loadSession, s.checkCSRF)
 	ui.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/integrations") })
 	ui.GET("/login", s.loginPage)
 	ui.POST("/login", s.login)

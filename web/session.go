@@ -30,6 +30,7 @@ type currentUser struct {
 	Name      string
 	Role      models.Role
 	sessionID int64
+	csrf      string // the session's form token (csrf.go)
 }
 
 func (u *currentUser) admin() bool { return u != nil && u.Role == models.RoleAdmin }
@@ -43,12 +44,12 @@ func userOf(c echo.Context) *currentUser {
 // session ID is stored, so the database cannot sign anyone in.
 func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ck, err := c.Cookie(sessionCookie)
+		ck, err := c.Cookie(cookieName(c, sessionCookie))
 		if err == nil && ck.Value != "" {
 			now := s.d.Now()
 			sess, u, err := s.d.Store.SessionUser(c.Request().Context(), hashSecret(ck.Value), now, sessionIdle, sessionMaxAge)
 			if err == nil {
-				c.Set("user", &currentUser{ID: u.ID, Name: u.Name, Role: u.Role, sessionID: sess.ID})
+				c.Set("user", &currentUser{ID: u.ID, Name: u.Name, Role: u.Role, sessionID: sess.ID, csrf: sessionCSRFToken(ck.Value)})
 				if now.Sub(sess.LastSeenAt) > touchEvery {
 					_ = s.d.Store.TouchSession(c.Request().Context(), sess.ID, now)
 				}
@@ -100,15 +101,15 @@ func (s *Server) startSession(c echo.Context, userID int64) error {
 		return err
 	}
 	c.SetCookie(&http.Cookie{
-		Name: sessionCookie, Value: token, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: c.Request().TLS != nil,
+		Name: cookieName(c, sessionCookie), Value: token, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: servedOverTLS(c),
 		MaxAge: int(sessionMaxAge / time.Second),
 	})
 	return nil
 }
 
 func (s *Server) clearCookie(c echo.Context, name string) {
-	c.SetCookie(&http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.Request().TLS != nil})
+	c.SetCookie(&http.Cookie{Name: cookieName(c, name), Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: servedOverTLS(c)})
 }
 
 func randomSecret() (string, error) {

@@ -50,7 +50,7 @@ func TestSessionCookieIsSecureUnderTLS(t *testing.T) {
 	}
 	resp.Body.Close()
 	for _, c := range resp.Cookies() {
-		if c.Name == sessionCookie {
+		if c.Name == "__Host-"+sessionCookie {
 			if !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
 				t.Fatalf("session cookie under TLS: %+v", c)
 			}
