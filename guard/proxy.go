@@ -80,10 +80,11 @@ type Proxy struct {
 	opts    ProxyOptions
 	tunnels tunnelSet
 	authLog authLog
-	// refused, when set, receives every refusal the proxy recorded, with
-	// the credential's user name and the request's target: the embedded
-	// proxy keeps them for its call credentials.
-	refused func(user, target string, r *Refusal)
+	// refused, when set, receives every refusal the proxy makes, with the
+	// credential's user name and the request's target, and records it: the
+	// embedded proxy keeps them for its call credentials and decides which
+	// of a call's refusals get a row (see callRefusals).
+	refused func(ctx context.Context, user, target string, rec Record)
 }
 
 // proxyTool is the tool a proxied request is recorded under when its

@@ -129,6 +129,9 @@ func (e *EmbeddedProxy) Credential(c Caller) *CallCredential {
 				e.creds[user] = c
 			}
 			e.mu.Unlock()
+			if rec, ok := book.end(); ok {
+				e.proxy.g.Record(rec)
+			}
 		})
 	}}
 }
