@@ -14,6 +14,11 @@ import (
 // the value itself (CallCredential.Refusal).
 func (p *Proxy) refuse(ctx context.Context, w http.ResponseWriter, req *http.Request, r *Refusal, port uint16) {
 	p.recordProxied(ctx, req, Record{Refusal: r, URL: r.URL, Host: r.Host, Port: port, Proxied: true})
+	p.answer(w, r)
+}
+
+// answer writes the refusal r as the proxy's answer.
+func (p *Proxy) answer(w http.ResponseWriter, r *Refusal) {
 	h := w.Header()
 	h.Set("X-Outbound-Code", string(r.Code))
 	h.Set("X-Outbound-Reason", string(r.Reason))

@@ -75,6 +75,7 @@ func (g *Guard) StartProxy(opts EmbeddedProxyOptions) (*EmbeddedProxy, error) {
 		return nil, err
 	}
 	proxy.refused = e.keepRefusal
+	proxy.screened = e.screened
 	e.proxy = proxy
 	caller := opts.Caller
 	if caller.Tool == "" {

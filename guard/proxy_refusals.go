@@ -64,6 +64,7 @@ type refusalBook struct {
 	order []string
 
 	callRefusals
+	screen screen
 }
 
 func newRefusalBook() *refusalBook { return &refusalBook{byKey: map[string]*Refusal{}} }
