@@ -228,6 +228,13 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 func (s *Screenshotter) shoot(b ShotBrowser, caller guard.Caller, d *guard.Decision, w, h int, full bool, set Settings) (ShotResult, error) {
 	cred := s.proxy.Credential(caller)
 	defer cred.Revoke()
+	// Requests Chromium makes on its own for this context are refused as
+	// the browser's, not decided as the agent's: the hosts the page asks
+	// for are noted as Chromium reports them (the route below, before a
+	// request leaves; the request and websocket events for the rest, such
+	// as a redirect's next hop).
+	hosts := newPageHosts()
+	cred.Screen(guard.Caller{Tool: BrowserCaller}, hosts.screen)
 	bctx, err := b.NewContext(playwright.BrowserNewContextOptions{
 		Proxy:           &playwright.Proxy{Server: s.proxy.URL(), Username: &cred.Username, Password: &cred.Password},
 		Viewport:        &playwright.Size{Width: w, Height: h},
@@ -246,14 +253,17 @@ func (s *Screenshotter) shoot(b ShotBrowser, caller guard.Caller, d *guard.Decis
 			_ = r.Abort("blockedbyclient")
 			return
 		}
+		hosts.add(r.Request().URL())
 		_ = r.Continue()
 	}); err != nil {
 		return ShotResult{}, err
 	}
+	bctx.OnRequest(func(r playwright.Request) { hosts.add(r.URL()) })
 	page, err := bctx.NewPage()
 	if err != nil {
 		return ShotResult{}, err
 	}
+	page.OnWebSocket(func(ws playwright.WebSocket) { hosts.add(ws.URL()) })
 	// The last URL the main frame tried to load: when the proxy refused
 	// it (a redirect into the network, a host that is down), the refusal
 	// the proxy recorded for it is the agent's answer.
