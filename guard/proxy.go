@@ -80,10 +80,14 @@ type Proxy struct {
 	opts    ProxyOptions
 	tunnels tunnelSet
 	authLog authLog
-	// refused, when set, receives every refusal the proxy recorded, with
-	// the credential's user name and the request's target: the embedded
-	// proxy keeps them for its call credentials.
-	refused func(user, target string, r *Refusal)
+	// refused, when set, receives every refusal the proxy makes, with the
+	// credential's user name and the request's target, and records it: the
+	// embedded proxy keeps them for its call credentials and decides which
+	// of a call's refusals get a row (see callRefusals).
+	refused func(ctx context.Context, user, target string, rec Record)
+	// screened, when set, runs the credential's screen on each request
+	// and reports whether it refused (answered and recorded) it.
+	screened func(ctx context.Context, w http.ResponseWriter, r *http.Request, user string) bool
 }
 
 // proxyTool is the tool a proxied request is recorded under when its
@@ -109,6 +113,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := WithCaller(context.WithValue(r.Context(), proxyUserKey{}, user), caller)
+	if p.screened != nil && p.screened(ctx, w, r, user) {
+		return
+	}
 	if r.Method == http.MethodConnect {
 		p.tunnel(ctx, w, r)
 		return

@@ -14,8 +14,12 @@ import (
 // exact fix for the admin, and a program that holds the credential reads
 // the value itself (CallCredential.Refusal).
 func (p *Proxy) refuse(ctx context.Context, w http.ResponseWriter, req *http.Request, r *Refusal, port uint16) {
-	p.g.record(ctx, Record{Refusal: r, URL: r.URL, Host: r.Host, Port: port, Proxied: true})
-	p.fileRefusal(ctx, req, r)
+	p.recordProxied(ctx, req, Record{Refusal: r, URL: r.URL, Host: r.Host, Port: port, Proxied: true})
+	p.answer(w, r)
+}
+
+// answer writes the refusal r as the proxy's answer.
+func (p *Proxy) answer(w http.ResponseWriter, r *Refusal) {
 	h := w.Header()
 	h.Set("X-Outbound-Code", string(r.Code))
 	h.Set("X-Outbound-Reason", string(r.Reason))

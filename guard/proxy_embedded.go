@@ -75,6 +75,7 @@ func (g *Guard) StartProxy(opts EmbeddedProxyOptions) (*EmbeddedProxy, error) {
 		return nil, err
 	}
 	proxy.refused = e.keepRefusal
+	proxy.screened = e.screened
 	e.proxy = proxy
 	caller := opts.Caller
 	if caller.Tool == "" {
@@ -129,6 +130,9 @@ func (e *EmbeddedProxy) Credential(c Caller) *CallCredential {
 				e.creds[user] = c
 			}
 			e.mu.Unlock()
+			if rec, ok := book.end(); ok {
+				e.proxy.g.Record(rec)
+			}
 		})
 	}}
 }

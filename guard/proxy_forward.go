@@ -69,8 +69,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	// as allowed. It runs even when copyBody aborts the handler.
 	rec := Record{URL: r.RequestURI, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)}
 	defer func() {
-		p.g.record(ctx, rec)
-		p.fileRefusal(ctx, r, rec.Refusal)
+		p.recordProxied(ctx, r, rec)
 	}()
 	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)

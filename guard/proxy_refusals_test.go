@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -46,9 +47,10 @@ func TestCallCredentialHandsBackTheProxysRefusal(t *testing.T) {
 	down := "http://www.example.com/status"
 	get(t, cred.Username, cred.Password, down, http.StatusBadGateway)
 	got := cred.Refusal(down)
-	if got == nil || got != lastRecorded(t) {
-		t.Fatalf("the credential hands back %+v, not the recorded refusal %+v", got, lastRecorded(t))
+	if got == nil {
+		t.Fatal("the credential hands back no refusal of the failed request")
 	}
+	first := got // recorded when the call ends, see below
 	if got.KindOf() != KindNetwork || got.Reason != ReasonConnect || got.Entry != "www.example.com" ||
 		!slices.Equal(got.Addresses, []netip.Addr{netip.MustParseAddr("93.184.216.34")}) || got.Tool != "screenshot" || got.Agent != "helpdesk-bot" {
 		t.Fatalf("the connect failure lost its facts: %+v", got)
@@ -93,10 +95,16 @@ func TestCallCredentialHandsBackTheProxysRefusal(t *testing.T) {
 	if got := other.Refusal("http://10.0.0.9/"); got == nil || got.Agent != "other" {
 		t.Fatalf("the other call's own refusal: %+v", got)
 	}
-	// Revoking keeps what was met readable.
+	// Revoking keeps what was met readable, and records the call's first
+	// refusal, the value the call read, as the call's one row.
 	cred.Revoke()
 	if cred.Refusal(internal) == nil {
 		t.Fatal("revoking forgot the call's refusals")
+	}
+	ev := f.reports.Events()
+	if held := ev[len(ev)-1]; held.Refusal != first || held.Burst || held.Caller != call ||
+		held.Note != "The same call was refused 3 requests in all, on 3 hosts (www.example.com, 10.0.0.7, 10.0.0.8); this row stands for them all, and the decision log has a line for each." {
+		t.Fatalf("the call's held record is %+v, want the first refusal %+v with a note", held, first)
 	}
 }
 
@@ -119,5 +127,78 @@ func TestRefusalBookKeepsTheLatest(t *testing.T) {
 	}
 	if len(b.byKey) != refusalsKept || len(b.order) != refusalsKept {
 		t.Fatalf("kept %d (%d in order), want %d", len(b.byKey), len(b.order), refusalsKept)
+	}
+}
+
+// TestOneCallsRefusalsAreOneRow: a page that asks for hundreds of refused
+// resources makes a Record for each (every one counted and logged), but
+// only the call's first is unmarked: it is held until the call ends and
+// then notes how many were refused, on which hosts. The rest are Burst.
+func TestOneCallsRefusalsAreOneRow(t *testing.T) {
+	f := newProxyFixture(t, mustPolicy(t, DefaultSettings(), "www.example.com"), nil)
+	call := Caller{Tool: "screenshot", Agent: "helpdesk-bot"}
+	cred := f.proxy.Credential(call)
+	const requests = 200
+	client := f.client(t, cred.Username, cred.Password, nil)
+	for i := range requests {
+		resp, err := client.Get(fmt.Sprintf("http://10.0.%d.1/img/%d.png", i%3, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if readBody(t, resp); resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("request %d: %d", i, resp.StatusCode)
+		}
+	}
+	ev := f.reports.Events()
+	if len(ev) != requests-1 || slices.ContainsFunc(ev, func(r Record) bool { return !r.Burst }) {
+		t.Fatalf("while the call runs: %d records, want %d, all Burst", len(ev), requests-1)
+	}
+	if got := cred.Refused(); got.Count != requests || !slices.Equal(got.Hosts, []string{"10.0.0.1", "10.0.1.1", "10.0.2.1"}) || got.MoreHosts != 0 {
+		t.Fatalf("Refused() = %+v", got)
+	}
+	cred.Revoke()
+	ev = f.reports.Events()
+	if len(ev) != requests {
+		t.Fatalf("%d records for %d refused requests, want one each", len(ev), requests)
+	}
+	var rows []Record
+	for _, r := range ev {
+		if !r.Burst {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) != 1 || rows[0].Refusal.URL != "http://10.0.0.1/img/0.png" || rows[0].Caller != call ||
+		!strings.Contains(rows[0].Note, "refused 200 requests in all, on 3 hosts (10.0.0.1, 10.0.1.1, 10.0.2.1)") {
+		t.Fatalf("unmarked records: %+v", rows)
+	}
+	if d := f.dialer.Dials(); len(d) != 0 {
+		t.Fatalf("dialled %v", d)
+	}
+}
+
+// TestCallRefusalsNote: the note names at most callHostsShown hosts and
+// counts the rest, including those past the kept bound; a refusal met
+// after the call ended, with none before, is recorded at once and unmarked.
+func TestCallRefusalsNote(t *testing.T) {
+	b := newRefusalBook()
+	for i := range callHostsKept + 5 {
+		host := fmt.Sprintf("10.0.0.%d", i)
+		if _, now := b.admit(Record{Host: host, Refusal: &Refusal{}}); now != (i > 0) {
+			t.Fatalf("refusal %d recorded now=%v", i, now)
+		}
+	}
+	rec, ok := b.end()
+	want := fmt.Sprintf("The same call was refused %d requests in all, on %d hosts (10.0.0.0, 10.0.0.1, 10.0.0.2, 10.0.0.3, 10.0.0.4, 10.0.0.5, 10.0.0.6, 10.0.0.7, 10.0.0.8, 10.0.0.9 and %d more);",
+		callHostsKept+5, callHostsKept+5, callHostsKept+5-callHostsShown)
+	if !ok || rec.Host != "10.0.0.0" || !strings.HasPrefix(rec.Note, want) {
+		t.Fatalf("held %v %+v\nwant the note %q", ok, rec, want)
+	}
+	if _, again := b.end(); again {
+		t.Fatal("the held record was handed out twice")
+	}
+	late := newRefusalBook()
+	late.end()
+	if rec, now := late.admit(Record{Host: "10.0.0.1", Refusal: &Refusal{}}); !now || rec.Burst || rec.Note != "" {
+		t.Fatalf("a lone refusal after the call ended: now=%v %+v", now, rec)
 	}
 }

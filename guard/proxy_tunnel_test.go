@@ -208,12 +208,13 @@ func TestProxyPerCallCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A call's first refusal is recorded when the call ends (see
+	// callRefusals).
+	revoke()
+	revoke() // a second revoke is harmless
 	assertRefused(t, f, resp, http.StatusForbidden, ReasonMetadata, call)
 	otherCred := f.proxy.Credential(Caller{Agent: "other"})
 	other, otherPass := otherCred.Username, otherCred.Password
-	defer otherCred.Revoke()
-	revoke()
-	revoke() // a second revoke is harmless
 	before := len(f.reports.Events())
 	for _, cred := range []struct {
 		name, user, pass string
@@ -228,13 +229,14 @@ func TestProxyPerCallCredentials(t *testing.T) {
 			t.Fatalf("%s credential: %d, want %d", cred.name, resp.StatusCode, cred.want)
 		}
 	}
+	otherCred.Revoke() // the other call ends: its refusal is recorded
 	ev := f.reports.Events()
 	// The revoked credential's request is a straggler of an ended call:
 	// refused, but not recorded. The two others are one record each.
 	if n := len(ev) - before; n != 2 {
 		t.Fatalf("%d records for the three requests, want 2 (none for the revoked credential): %+v", n, ev[before:])
 	}
-	if got := ev[len(ev)-2].Caller; got != (Caller{Tool: "proxy", Agent: "other"}) {
+	if got := ev[len(ev)-1].Caller; got != (Caller{Tool: "proxy", Agent: "other"}) {
 		t.Fatalf("a Caller without a Tool was reported as %+v", got)
 	}
 	// A wrong password for the same user is a guess, and is recorded.

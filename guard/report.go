@@ -39,6 +39,10 @@ type Record struct {
 	// a sink that keeps rows may skip it; the next record of the kind that
 	// is not marked says in its message how many were left out.
 	Burst bool
+	// Note, when set, is a sentence a sink that keeps rows adds to this
+	// record's row: what the Burst records it stands for were, such as
+	// how many requests of one call were refused, on which hosts.
+	Note string
 }
 
 // Allowed reports whether the request was allowed.

@@ -20,5 +20,5 @@ const (
 // that keeps the user guide complete; guard.Reasons lists the guard's.
 var Reasons = []guard.Reason{
 	ReasonContentType, ReasonReadsPerTurn, ReasonBadStart, ReasonBadSize, ReasonBrowser,
-	ReasonUnknownIntegration, ReasonBadParams,
+	ReasonUnknownIntegration, ReasonBadParams, ReasonBrowserOwn,
 }

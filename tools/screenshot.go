@@ -32,6 +32,9 @@ type ShotResult struct {
 	Title         string
 	Width, Height int  // of the image
 	Cut           bool // a full page longer than the limit was cut
+	// Refused counts the page's own requests the policy refused (images,
+	// frames, scripts): what is missing from the image, and why.
+	Refused guard.CallRefusals
 }
 
 // OK reports whether the screenshot was taken.
@@ -50,8 +53,34 @@ func (r *ShotResult) Caption() string {
 	if r.Cut {
 		line += " The page is longer; the image stops at the configured maximum length."
 	}
-	return line
+	return line + refusedLine(r.Refused)
 }
+
+// refusedLine tells the agent how much of the page the policy kept out,
+// once, however many requests that was.
+func refusedLine(c guard.CallRefusals) string {
+	if c.Count == 0 {
+		return ""
+	}
+	hosts := len(c.Hosts) + c.MoreHosts
+	shown := c.Hosts[:min(len(c.Hosts), refusedHostsShown)]
+	list := strings.Join(shown, ", ")
+	if rest := hosts - len(shown); rest > 0 {
+		list += fmt.Sprintf(" and %d more", rest)
+	}
+	what := "requests"
+	if c.Count == 1 {
+		what = "request"
+	}
+	where := "hosts"
+	if hosts == 1 {
+		where = "host"
+	}
+	return fmt.Sprintf(" The policy refused %d of the page's %s, on %d %s (%s); what they would have shown is missing from the image.", c.Count, what, hosts, where, list)
+}
+
+// refusedHostsShown is how many refused hosts the caption names.
+const refusedHostsShown = 5
 
 // Default viewport when the agent names none.
 const (
@@ -199,6 +228,13 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 func (s *Screenshotter) shoot(b ShotBrowser, caller guard.Caller, d *guard.Decision, w, h int, full bool, set Settings) (ShotResult, error) {
 	cred := s.proxy.Credential(caller)
 	defer cred.Revoke()
+	// Requests Chromium makes on its own for this context are refused as
+	// the browser's, not decided as the agent's: the hosts the page asks
+	// for are noted as Chromium reports them (the route below, before a
+	// request leaves; the request and websocket events for the rest, such
+	// as a redirect's next hop).
+	hosts := newPageHosts()
+	cred.Screen(guard.Caller{Tool: BrowserCaller}, hosts.screen)
 	bctx, err := b.NewContext(playwright.BrowserNewContextOptions{
 		Proxy:           &playwright.Proxy{Server: s.proxy.URL(), Username: &cred.Username, Password: &cred.Password},
 		Viewport:        &playwright.Size{Width: w, Height: h},
@@ -217,14 +253,17 @@ func (s *Screenshotter) shoot(b ShotBrowser, caller guard.Caller, d *guard.Decis
 			_ = r.Abort("blockedbyclient")
 			return
 		}
+		hosts.add(r.Request().URL())
 		_ = r.Continue()
 	}); err != nil {
 		return ShotResult{}, err
 	}
+	bctx.OnRequest(func(r playwright.Request) { hosts.add(r.URL()) })
 	page, err := bctx.NewPage()
 	if err != nil {
 		return ShotResult{}, err
 	}
+	page.OnWebSocket(func(ws playwright.WebSocket) { hosts.add(ws.URL()) })
 	// The last URL the main frame tried to load: when the proxy refused
 	// it (a redirect into the network, a host that is down), the refusal
 	// the proxy recorded for it is the agent's answer.
@@ -283,7 +322,7 @@ func (s *Screenshotter) shoot(b ShotBrowser, caller guard.Caller, d *guard.Decis
 	if err != nil {
 		return ShotResult{}, err
 	}
-	return ShotResult{PNG: png, URL: final, Title: title, Width: w, Height: height, Cut: cut}, nil
+	return ShotResult{PNG: png, URL: final, Title: title, Width: w, Height: height, Cut: cut, Refused: cred.Refused()}, nil
 }
 
 // navigationRefusal is the answer for a main-frame load the proxy refused

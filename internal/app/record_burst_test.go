@@ -1,6 +1,10 @@
 package app
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/outboundhq/outbound/guard"
+)
 
 // TestWrongProxyCredentialsAreEachCountedButLoggedOnce: every request with
 // a wrong credential is a decision (one log line and one metric increment
@@ -24,5 +28,18 @@ func TestWrongProxyCredentialsAreEachCountedButLoggedOnce(t *testing.T) {
 	}
 	if n := len(after.rows) - len(before.rows); n != 1 {
 		t.Fatalf("%d refusal rows for a burst of %d wrong credentials from one client, want 1", n, attempts)
+	}
+}
+
+// TestARowCarriesItsRecordsNote: the row that stands for a call's refused
+// requests says how many there were; the refusal value is not changed.
+func TestARowCarriesItsRecordsNote(t *testing.T) {
+	r := &guard.Refusal{Code: guard.CodeForbidden, Reason: guard.ReasonInternalAddress, URL: "http://10.0.0.1/a.png", Message: "10.0.0.1 is an internal address."}
+	row := refusalRow(guard.Record{Refusal: r, Note: "The same call was refused 200 requests in all."})
+	if row.Message != "10.0.0.1 is an internal address. The same call was refused 200 requests in all." || r.Message != "10.0.0.1 is an internal address." {
+		t.Fatalf("row %q, refusal %q", row.Message, r.Message)
+	}
+	if row := refusalRow(guard.Record{Refusal: r}); row.Message != r.Message {
+		t.Fatalf("a row without a note says %q", row.Message)
 	}
 }

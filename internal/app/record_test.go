@@ -491,6 +491,7 @@ func proxiedToo(c refusalCase, reason guard.Reason) refusalCase {
 var notThroughATool = map[string]map[guard.Reason]string{
 	"*": {
 		guard.ReasonConnectCheck: "the connect-time check refuses an address the decision did not check; with the guard's own resolver and dialer that cannot happen (it is the last line against a broken resolver; guard/netns_test.go drives it)",
+		tools.ReasonBrowserOwn:   "the screenshot browser's own requests are recorded under the caller browser, never a tool or the proxy; only Chromium's background services make them (tools' TestChromiumsOwnTrafficIsNeverTheAgents and TestPageHostsScreen drive it)",
 	},
 	tools.FetchURLName: {
 		guard.ReasonProxyAuth:          "only the proxy takes credentials",

@@ -13,10 +13,14 @@ import (
 // reader ever parses the fix's prose.
 func refusalRow(rec guard.Record) models.Refusal {
 	r := rec.Refusal
+	message := r.Message
+	if rec.Note != "" {
+		message += " " + rec.Note // what the Burst records this row stands for were
+	}
 	return models.Refusal{
 		Time: rec.Time, Tool: rec.Caller.Tool, URL: r.URL, Host: r.Host, Port: int(rec.Port),
 		Addresses: addrTexts(r.Addresses), Code: string(r.Code), Reason: string(r.Reason), Kind: string(r.KindOf()),
-		Message: r.Message, Fix: r.Fix, RemedyKind: string(r.Remedy.Kind), RemedyValue: r.Remedy.Value(), Entry: r.Entry,
+		Message: message, Fix: r.Fix, RemedyKind: string(r.Remedy.Kind), RemedyValue: r.Remedy.Value(), Entry: r.Entry,
 		Agent: rec.Caller.Agent, Thread: rec.Caller.Thread, Trigger: rec.Caller.Trigger,
 		Redirects: rec.Redirects, Proxied: rec.Proxied,
 	}

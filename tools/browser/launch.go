@@ -26,12 +26,40 @@ var baseArgs = []string{
 	"--disable-component-update",
 	"--disable-sync",
 	"--no-first-run",
+	// Chromium's own reports, experiments and checks, which it would send
+	// through a page's proxy as if the page had asked (issue 9, finding 9).
+	"--disable-field-trial-config",
+	"--disable-client-side-phishing-detection",
+	"--disable-domain-reliability",
+	"--safebrowsing-disable-auto-update",
+	"--disable-default-apps",
+	"--disable-breakpad",
+	"--metrics-recording-only",
+	"--no-pings",
+	"--no-service-autorun",
 	// Chromium tries https:// first for an http:// address and falls back
 	// on failure. Through the guard's proxy that probe is a CONNECT of its
 	// own: a decision, and for a host without https a network failure in
 	// the refusal log on every screenshot. The browser goes where it was
 	// asked, as fetch_url does.
-	"--disable-features=HttpsUpgrades",
+	//
+	// The other features are Chromium's own services. A request Chromium
+	// makes for a page, such as an autofill query about its form, goes
+	// through that page's proxy, where it would be decided (and logged) as
+	// the page's: so the services are off. Chromium keeps only the last
+	// --disable-features, and Playwright passes its own list first; the
+	// ones of its list that make traffic are repeated here (see
+	// mergeDisabledFeatures).
+	"--disable-features=" + strings.Join([]string{
+		"HttpsUpgrades",
+		"AutofillServerCommunication", // form queries to content-autofill.googleapis.com
+		"OptimizationHints", "OptimizationHintsFetching", "OptimizationGuideModelDownloading",
+		"OptimizationHintsFetchingAnonymousDataConsent", "OptimizationTargetPrediction",
+		"NetworkTimeServiceQuerying", // clock checks against Google
+		"Translate", "MediaRouter", "DialMediaRouteProvider",
+		"CertificateTransparencyComponentUpdater",
+		"InterestFeedContentSuggestions",
+	}, ","),
 }
 
 // Options says how to launch Chromium. The zero value is a plain headless

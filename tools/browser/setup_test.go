@@ -141,7 +141,7 @@ func TestLaunchOptions(t *testing.T) {
 			opts:    Options{ExtraArgs: []string{"--disable-features=WebRtcHideLocalIpsWithMdns", "--lang=en"}},
 			wantExe: fake.chromium,
 			wantArgs: append(slices.DeleteFunc(slices.Clone(baseArgs), func(a string) bool { return strings.HasPrefix(a, "--disable-features=") }),
-				"--disable-features=HttpsUpgrades,WebRtcHideLocalIpsWithMdns", "--lang=en"),
+				baseArgs[slices.IndexFunc(baseArgs, func(a string) bool { return strings.HasPrefix(a, "--disable-features=") })]+",WebRtcHideLocalIpsWithMdns", "--lang=en"),
 		},
 		{
 			name:     "proxy passes through",
