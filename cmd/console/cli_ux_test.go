@@ -26,18 +26,10 @@ func runCLIWithStdin(t *testing.T, stdin string, args ...string) result {
 // auditActions lists the audit trail's actions, oldest first.
 func auditActions(t *testing.T, db string) []string {
 	t.Helper()
-	store, err := models.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	rows, _, err := store.ListAudit(context.Background(), 0, 500)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := auditRecords(t, db)
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[len(rows)-1-i] = r.Action + " " + r.Target
+		out[i] = r.Action + " " + r.Target
 	}
 	return out
 }

@@ -136,6 +136,7 @@ func TestWebAndCLIAuditTheSameChangeAlike(t *testing.T) {
 	}
 }
 
+// auditRecords is the audit trail, oldest first.
 func auditRecords(t *testing.T, db string) []models.Audit {
 	t.Helper()
 	store, err := models.Open(db)
