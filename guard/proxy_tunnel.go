@@ -47,7 +47,7 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		}
 		return
 	}
-	p.g.record(ctx, Record{URL: raw, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)})
+	allowed := Record{URL: raw, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)}
 	client, buffered, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		upstream.Close()
@@ -71,12 +71,31 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	}
 	// A client may send its first bytes (a TLS ClientHello) right behind
 	// the CONNECT; the server has already read them into its buffer.
+	var early []byte
 	if n := buffered.Reader.Buffered(); n > 0 {
-		early, _ := buffered.Reader.Peek(n)
-		if _, err := upstream.Write(early); err != nil {
-			t.closeBoth()
-			return
-		}
+		early, _ = buffered.Reader.Peek(n)
+	}
+	// The tunnel's one record is written once its first message is
+	// checked: the refusal when it names another host, the allowed
+	// CONNECT otherwise (also when the client sent nothing at all).
+	first, err := readTunnelFirst(client, early, idle)
+	if len(first.bytes) == 0 && err != nil {
+		p.g.record(ctx, allowed)
+		t.closeBoth()
+		return
+	}
+	if ref := tunnelNameRefusal(first, err, d.Host, d.Port, raw); ref != nil {
+		ref.Entry = d.Entry.String()
+		ref.Addresses = d.Addresses()
+		p.recordProxied(ctx, r, Record{Refusal: ref, URL: raw, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)})
+		t.closeBoth()
+		return
+	}
+	p.g.record(ctx, allowed)
+	_ = upstream.SetWriteDeadline(time.Now().Add(idle))
+	if _, err := upstream.Write(first.bytes); err != nil {
+		t.closeBoth()
+		return
 	}
 	t.run()
 }
