@@ -15,8 +15,10 @@ import (
 
 // tunnel decides a CONNECT as https://host:port/, dials the decided
 // addresses through the guard's dial path within the Timeout setting, and
-// only then answers 200 and splices the two connections together. A
-// refusal is the answer to the CONNECT itself.
+// only then answers 200. Before splicing the two connections together it
+// reads the client's first message and refuses the tunnel (closing it;
+// the 200 is already sent) when that names another host (tunnel_peek.go).
+// Any other refusal is the answer to the CONNECT itself.
 func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Request) {
 	if p.tunnels.isClosed() {
 		writeText(w, http.StatusServiceUnavailable, "The proxy is shutting down.\nFix: Retry through a running proxy.\n")
