@@ -15,8 +15,10 @@ import (
 
 // tunnel decides a CONNECT as https://host:port/, dials the decided
 // addresses through the guard's dial path within the Timeout setting, and
-// only then answers 200 and splices the two connections together. A
-// refusal is the answer to the CONNECT itself.
+// only then answers 200. Before splicing the two connections together it
+// reads the client's first message and refuses the tunnel (closing it;
+// the 200 is already sent) when that names another host (tunnel_peek.go).
+// Any other refusal is the answer to the CONNECT itself.
 func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Request) {
 	if p.tunnels.isClosed() {
 		writeText(w, http.StatusServiceUnavailable, "The proxy is shutting down.\nFix: Retry through a running proxy.\n")
@@ -47,7 +49,7 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		}
 		return
 	}
-	p.g.record(ctx, Record{URL: raw, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)})
+	allowed := Record{URL: raw, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)}
 	client, buffered, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		upstream.Close()
@@ -71,12 +73,31 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	}
 	// A client may send its first bytes (a TLS ClientHello) right behind
 	// the CONNECT; the server has already read them into its buffer.
+	var early []byte
 	if n := buffered.Reader.Buffered(); n > 0 {
-		early, _ := buffered.Reader.Peek(n)
-		if _, err := upstream.Write(early); err != nil {
-			t.closeBoth()
-			return
-		}
+		early, _ = buffered.Reader.Peek(n)
+	}
+	// The tunnel's one record is written once its first message is
+	// checked: the refusal when it names another host, the allowed
+	// CONNECT otherwise (also when the client sent nothing at all).
+	first, err := readTunnelFirst(client, early, idle)
+	if len(first.bytes) == 0 && err != nil {
+		p.g.record(ctx, allowed)
+		t.closeBoth()
+		return
+	}
+	if ref := tunnelNameRefusal(first, err, d.Host, d.Port, raw); ref != nil {
+		ref.Entry = d.Entry.String()
+		ref.Addresses = d.Addresses()
+		p.recordProxied(ctx, r, Record{Refusal: ref, URL: raw, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)})
+		t.closeBoth()
+		return
+	}
+	p.g.record(ctx, allowed)
+	_ = upstream.SetWriteDeadline(time.Now().Add(idle))
+	if _, err := upstream.Write(first.bytes); err != nil {
+		t.closeBoth()
+		return
 	}
 	t.run()
 }

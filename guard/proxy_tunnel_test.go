@@ -70,14 +70,15 @@ func TestProxyTunnelPassesEachEnd(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("CONNECT: %d", resp.StatusCode)
 	}
-	if _, err := io.WriteString(conn, "hello through the tunnel"); err != nil {
+	const req = "GET / HTTP/1.1\r\nHost: echo.example.com\r\n\r\n"
+	if _, err := io.WriteString(conn, req); err != nil {
 		t.Fatal(err)
 	}
 	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
 		t.Fatal(err)
 	}
 	got, err := io.ReadAll(br)
-	if err != nil || string(got) != `read "hello through the tunnel"` {
+	if err != nil || string(got) != fmt.Sprintf("read %q", req) {
 		t.Fatalf("read %q, %v", got, err)
 	}
 }

@@ -52,6 +52,7 @@ const (
 	ReasonStreamedSize    Reason = "streamed_size"     // the body grew past max_bytes
 	ReasonProxyAuth       Reason = "proxy_auth"        // the proxy credential is missing or wrong
 	ReasonCrossOriginBody Reason = "cross_origin_body" // a 307/308 would carry a body to another origin
+	ReasonTunnelName      Reason = "tunnel_name"       // a CONNECT tunnel's TLS server_name or HTTP Host is not its host
 )
 
 // Reasons lists every reason the guard itself gives, for filters,
@@ -60,7 +61,7 @@ var Reasons = []Reason{
 	ReasonBadURL, ReasonScheme, ReasonCredentials, ReasonEmptyHost, ReasonBadHost, ReasonNumericHost, ReasonZone,
 	ReasonBadPort, ReasonPort, ReasonNotAllowlisted, ReasonInternalName, ReasonMetadata, ReasonInternalAddress,
 	ReasonDNS, ReasonConnect, ReasonConnectCheck, ReasonRedirects, ReasonBadRedirect, ReasonTimeout,
-	ReasonDeclaredSize, ReasonStreamedSize, ReasonProxyAuth, ReasonCrossOriginBody,
+	ReasonDeclaredSize, ReasonStreamedSize, ReasonProxyAuth, ReasonCrossOriginBody, ReasonTunnelName,
 }
 
 // Kind keeps what the policy refused apart from what the network failed to

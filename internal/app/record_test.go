@@ -296,6 +296,29 @@ func (e *recordEnv) viaProxy(t *testing.T, method, target, pass string) int {
 	return resp.StatusCode
 }
 
+// throughTunnel opens a tunnel to hostPort, sends first through it and
+// reads until the proxy closes it.
+func (e *recordEnv) throughTunnel(t *testing.T, hostPort, first string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", e.proxy.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	auth := base64.StdEncoding.EncodeToString([]byte("agent:" + e.token))
+	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\nProxy-Authorization: Basic %s\r\n\r\n", hostPort, hostPort, auth)
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("CONNECT %s: %v %v", hostPort, resp, err)
+	}
+	io.WriteString(conn, first)
+	if n, _ := io.Copy(io.Discard, br); n != 0 {
+		t.Fatalf("the tunnel answered %d bytes", n)
+	}
+}
+
 // urlCases are the refusals a URL earns on its own; each is driven
 // through every tool and the proxy.
 var urlCases = []struct {
@@ -458,6 +481,11 @@ func refusalCases() []refusalCase {
 		proxyCase(guard.ReasonBadHost, guard.KindPolicy, "CONNECT", "no-port-here", "agent-token"),
 		named(proxyCase(guard.ReasonInternalAddress, guard.KindPolicy, "CONNECT", "10.0.0.1:443", "agent-token"), " (CONNECT)"),
 		allowing(named(proxyCase(guard.ReasonNotAllowlisted, guard.KindPolicy, "CONNECT", "site.example.com:443", "agent-token"), " (CONNECT)"), "docs.example.com"),
+		refusalCase{name: "proxy/tunnel_name", tool: "proxy", reason: guard.ReasonTunnelName, kind: guard.KindPolicy,
+			act: func(t *testing.T, e *recordEnv) *guard.Refusal {
+				e.throughTunnel(t, "site.example.com:443", "GET / HTTP/1.1\r\nHost: other.example.com\r\n\r\n")
+				return nil
+			}},
 	)
 	// A redirect a browser follows to an internal address: the proxy
 	// refuses the hop (its own record) and the call is refused for it.
@@ -494,6 +522,7 @@ var notThroughATool = map[string]map[guard.Reason]string{
 		tools.ReasonBrowserOwn:   "the screenshot browser's own requests are recorded under the caller browser, never a tool or the proxy; only Chromium's background services make them (tools' TestChromiumsOwnTrafficIsNeverTheAgents and TestPageHostsScreen drive it)",
 	},
 	tools.FetchURLName: {
+		guard.ReasonTunnelName:         "fetch_url opens no tunnels; its client sends the host it decided",
 		guard.ReasonProxyAuth:          "only the proxy takes credentials",
 		tools.ReasonBadSize:            "a screenshot's viewport",
 		tools.ReasonBrowser:            "fetch_url runs no browser",
@@ -501,6 +530,7 @@ var notThroughATool = map[string]map[guard.Reason]string{
 		guard.ReasonCrossOriginBody:    "fetch_url sends GET, without a body",
 	},
 	tools.CallIntegrationName: {
+		guard.ReasonTunnelName:   "integrations open no tunnels; their client sends the host it decided",
 		guard.ReasonProxyAuth:    "only the proxy takes credentials",
 		tools.ReasonBadSize:      "a screenshot's viewport",
 		tools.ReasonBrowser:      "integrations run no browser",
@@ -509,6 +539,7 @@ var notThroughATool = map[string]map[guard.Reason]string{
 		tools.ReasonBadStart:     "an integration's answer has no start offset",
 	},
 	tools.TakeScreenshotName: {
+		guard.ReasonTunnelName:         "Chromium's tunnels carry the host they were opened to; the proxy's own case drives it",
 		guard.ReasonProxyAuth:          "the screenshot's credential is issued for the call",
 		guard.ReasonRedirects:          "the browser follows redirects hop by hop through the proxy, which decides each hop; Chromium's own limit ends a loop as a failed load",
 		guard.ReasonBadRedirect:        "Chromium shows a redirect without a Location as a page",
@@ -739,7 +770,12 @@ func TestAllowedProxiedRequestIsOneRecord(t *testing.T) {
 			if status := e.viaProxy(t, c.method, c.target, e.token); status != http.StatusOK {
 				t.Fatalf("the proxy answered %d", status)
 			}
+			// A tunnel is recorded once its first message is checked (here:
+			// the client closed it without one), just after the 200.
 			after := e.sink.counts(t)
+			for end := time.Now().Add(5 * time.Second); len(after.metrics) == len(before.metrics) && time.Now().Before(end); after = e.sink.counts(t) {
+				time.Sleep(10 * time.Millisecond)
+			}
 			recs, lines := after.metrics[len(before.metrics):], after.lines[len(before.lines):]
 			if len(recs) != 1 || !recs[0].Allowed() || !recs[0].Proxied || recs[0].Caller.Tool != "proxy" || recs[0].URL != c.url {
 				t.Fatalf("records %+v, want one allowed proxied record of %s", recs, c.url)
