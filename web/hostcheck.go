@@ -103,7 +103,7 @@ func (hc *hostCheck) allows(hostHeader string, tls bool) bool {
 func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if s.hosts.allows(r.Host, r.TLS != nil) {
+		if s.hosts.allows(r.Host, servedOverTLS(c)) {
 			return next(c)
 		}
 		s.d.Log.Info("request to another host name refused", "host", r.Host, "path", r.URL.Path, "remote", r.RemoteAddr)
