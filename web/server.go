@@ -104,7 +104,7 @@ func New(d Deps) *Server {
 	// Client addresses from headers would let anyone dodge the sign-in
 	// throttle by inventing one, so only a trusted proxy's count.
 	e.IPExtractor = clientIP(d.TrustedProxies)
-	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now), hosts: newHostCheck(d.Listen, d.AllowedHosts)}
+	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now), hosts: newHostCheck(d.Listen, d.AllowedHosts, d.PublicURL)}
 	e.HTTPErrorHandler = s.handleError
 
 	e.Use(middleware.Recover())

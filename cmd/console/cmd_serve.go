@@ -109,7 +109,7 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 		// names on its port and the name --addr gave (web/hostcheck.go).
 		// and the public URL's name.
 		Listen:       l.Addr(),
-		AllowedHosts: append(listenHosts(l), publicHosts(cfg.publicURL)...),
+		AllowedHosts: listenHosts(l),
 		PublicURL:    cfg.publicURL,
 		// Only these peers' X-Forwarded-For and X-Forwarded-Proto count.
 		TrustedProxies: cfg.trusted,

@@ -103,11 +103,3 @@ func consoleURL(l net.Addr, tlsOn bool, public *url.URL) string {
 	}
 	return scheme + "://" + host
 }
-
-// publicHosts is the public URL's host as a name the console answers to.
-func publicHosts(u *url.URL) []string {
-	if u == nil {
-		return nil
-	}
-	return []string{u.Host}
-}
