@@ -52,6 +52,9 @@ func Open(path string) (*Store, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}
+	if err := createOwnerOnly(path); err != nil {
+		return nil, err
+	}
 	w, err := openGorm(path, writerParams)
 	if err != nil {
 		return nil, err
@@ -114,6 +117,26 @@ func checkPath(path string) error {
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("models: open %q: it is a directory; pass a file path inside it, e.g. %s", path, filepath.Join(path, "outbound.db"))
+	}
+	return nil
+}
+
+// createOwnerOnly creates the database file, when it does not exist yet,
+// readable and writable by its owner only: it holds password and token
+// hashes and the refusal log. SQLite gives the -wal and -shm files it
+// creates later the database file's mode, so they are 0600 too. The mode
+// is set explicitly, since the umask only ever narrows what create asks.
+// An existing file keeps the mode its owner gave it.
+func createOwnerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("models: create %q: %w; check that the directory is writable", path, err)
+	}
+	if err := errors.Join(f.Chmod(0o600), f.Close()); err != nil {
+		return fmt.Errorf("models: create %q: %w", path, err)
 	}
 	return nil
 }

@@ -56,9 +56,13 @@ var (
 	errCSRFSite     = echo.NewHTTPError(http.StatusForbidden, "The form was sent from another site, not from this console's own pages, so nothing was changed. Open the console at its own address, reload the page and try again.")
 )
 
-// servedOverTLS says whether the browser reached the console over HTTPS:
-// it decides the Secure flag and the __Host- cookie names.
-func servedOverTLS(c echo.Context) bool { return c.Request().TLS != nil }
+// servedOverTLS says whether the browser reached the console over HTTPS
+// (directly, or through a proxy markHTTPS trusts): it decides the Secure
+// flag and the __Host- cookie names.
+func servedOverTLS(c echo.Context) bool {
+	https, _ := c.Get(httpsKey).(bool)
+	return c.Request().TLS != nil || https
+}
 
 // cookieName is the name of the console's cookie base on this request:
 // over HTTPS, __Host-base, which a browser accepts only when Secure, for
@@ -168,6 +172,9 @@ func fromOwnOrigin(c echo.Context) bool {
 	case u.Scheme == "http" && !servedOverTLS(c):
 	default:
 		return false
+	}
+	if public, _ := c.Get(publicOriginKey).(string); public != "" && strings.EqualFold(origin, public) {
+		return true // through a proxy that rewrote Host
 	}
 	return hostPortOf(u.Host, u.Scheme) == hostPortOf(r.Host, u.Scheme)
 }

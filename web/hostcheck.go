@@ -10,6 +10,7 @@ package web
 // route, and 421 Misdirected Request to anything else.
 //
 // Which Host is its own:
+//   - the host of Deps.PublicURL (serve --public-url), and
 //   - a name or host:port in Deps.AllowedHosts (a name alone matches any
 //     port: rebinding needs a name the attacker controls, and these are
 //     the admin's);
@@ -25,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -39,7 +41,7 @@ type hostCheck struct {
 	origin string          // where to reach the console, in the 421 answer
 }
 
-func newHostCheck(listen net.Addr, allowed []string) *hostCheck {
+func newHostCheck(listen net.Addr, allowed []string, public *url.URL) *hostCheck {
 	hc := &hostCheck{names: map[string]bool{}, pairs: map[string]bool{}, origin: "the address console serve printed (localhost or 127.0.0.1 on its port)"}
 	if listen != nil {
 		if ap, err := netip.ParseAddrPort(listen.String()); err == nil {
@@ -50,6 +52,11 @@ func newHostCheck(listen net.Addr, allowed []string) *hostCheck {
 			}
 			hc.origin = "http://" + netip.AddrPortFrom(host, ap.Port()).String() + "/ (or localhost on that port)"
 		}
+	}
+	if public != nil {
+		// The public URL's host, as a name alone or host:port.
+		allowed = append(allowed[:len(allowed):len(allowed)], public.Host)
+		hc.origin = public.String()
 	}
 	for _, a := range allowed {
 		a = strings.ToLower(strings.TrimSpace(a))
@@ -103,12 +110,12 @@ func (hc *hostCheck) allows(hostHeader string, tls bool) bool {
 func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if s.hosts.allows(r.Host, r.TLS != nil) {
+		if s.hosts.allows(r.Host, servedOverTLS(c)) {
 			return next(c)
 		}
 		s.d.Log.Info("request to another host name refused", "host", r.Host, "path", r.URL.Path, "remote", r.RemoteAddr)
 		c.Response().Header().Set("Connection", "close")
 		return echo.NewHTTPError(http.StatusMisdirectedRequest,
-			"This console does not answer to the name "+strconv.Quote(r.Host)+": a page that reaches it under another name may be a DNS-rebinding attack. Open the console at "+s.hosts.origin+"; to reach it under another name, give that name to console serve --addr.")
+			"This console does not answer to the name "+strconv.Quote(r.Host)+": a page that reaches it under another name may be a DNS-rebinding attack. Open the console at "+s.hosts.origin+"; to reach it under another name, give that name to console serve --addr or --public-url.")
 	}
 }

@@ -113,7 +113,7 @@ func TestHostsWithoutListenInfo(t *testing.T) {
 // answers at any of the machine's addresses (an IP literal cannot be
 // rebound), on its port only, and still no other name.
 func TestUnspecifiedListenAddressTakesAnyIPLiteral(t *testing.T) {
-	hc := newHostCheck(&net.TCPAddr{IP: net.IPv4zero, Port: 8080}, nil)
+	hc := newHostCheck(&net.TCPAddr{IP: net.IPv4zero, Port: 8080}, nil, nil)
 	for host, want := range map[string]bool{
 		"192.168.1.5:8080": true, "[fe80::1]:8080": true, "localhost:8080": true,
 		"192.168.1.5:8081": false, "rebind.evil.example:8080": false,

@@ -13,6 +13,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -69,6 +71,15 @@ type Deps struct {
 	// Listen, only loopback names and addresses are answered, on any port.
 	Listen       net.Addr
 	AllowedHosts []string
+
+	// PublicURL is where people open the console (serve --public-url), or
+	// nil. Its https scheme makes cookies Secure and __Host- even when TLS
+	// ends at a reverse proxy (forwarded.go).
+	PublicURL *url.URL
+	// TrustedProxies are the peers whose X-Forwarded-For (the client's
+	// address, for the sign-in throttle) and X-Forwarded-Proto count;
+	// from anyone else, and by default from everyone, they are ignored.
+	TrustedProxies []netip.Prefix
 }
 
 // Server is the console.
@@ -90,14 +101,15 @@ func New(d Deps) *Server {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	// The console is reached directly; client addresses from headers would
-	// let anyone dodge the sign-in throttle by inventing one.
-	e.IPExtractor = echo.ExtractIPDirect()
-	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now), hosts: newHostCheck(d.Listen, d.AllowedHosts)}
+	// Client addresses from headers would let anyone dodge the sign-in
+	// throttle by inventing one, so only a trusted proxy's count.
+	e.IPExtractor = clientIP(d.TrustedProxies)
+	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now), hosts: newHostCheck(d.Listen, d.AllowedHosts, d.PublicURL)}
 	e.HTTPErrorHandler = s.handleError
 
 	e.Use(middleware.Recover())
 	e.Use(s.securityHeaders)
+	e.Use(s.markHTTPS)
 	// Before anything reads the request: the Host check, then the body
 	// limits (limits.go), ahead of the CSRF check that parses forms.
 	e.Use(s.checkHost)

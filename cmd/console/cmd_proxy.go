@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/netip"
 	"sync"
 	"time"
 
@@ -114,9 +112,6 @@ func proxyServer(h http.Handler, t web.Timeouts) *http.Server {
 	}
 }
 
-// checkProxyAddr refuses an address beyond loopback unless --public says
-// that is meant: whoever reaches the proxy with a token reaches whatever
-// the allowlist unlocks, from this machine's place in the network.
 // standaloneProxy is the guard's proxy with agents' API tokens as its
 // credentials.
 func standaloneProxy(a *app.App) (*guard.Proxy, error) {
@@ -126,18 +121,12 @@ func standaloneProxy(a *app.App) (*guard.Proxy, error) {
 	})
 }
 
+// checkProxyAddr refuses an address beyond loopback unless --public says
+// that is meant: whoever reaches the proxy with a token reaches whatever
+// the allowlist unlocks, from this machine's place in the network.
 func checkProxyAddr(addr string, public bool) error {
-	if err := checkListenAddr(addr, defaultProxyAddr); err != nil {
-		return err
-	}
-	host, _, _ := net.SplitHostPort(addr)
-	if public || host == "localhost" {
-		return nil
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
-		return nil
-	}
-	return usagef("--addr %s is not a loopback address, so the proxy would be reachable from the network, and anyone there holding a token could use this machine's allowlist; listen on %s, or add --public if that is what you want", addr, defaultProxyAddr)
+	return checkPublicAddr(addr, defaultProxyAddr, public,
+		"the proxy would be reachable from the network, and anyone there holding a token could use this machine's allowlist", "")
 }
 
 // tokenAuth checks agents' API tokens for the proxy. An accepted token is

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -18,9 +19,15 @@ import (
 const defaultServeAddr = "127.0.0.1:8080"
 
 func runServe(ctx context.Context, e env, args []string) error {
-	var db, addr string
+	var db, addr, certFile, keyFile, publicURL string
+	var cfg serveConfig
 	fs := newFlags("serve", &db)
-	fs.StringVar(&addr, "addr", defaultServeAddr, "the address to listen on, as `HOST:PORT`")
+	fs.StringVar(&addr, "addr", defaultServeAddr, "the address to listen on, as `HOST:PORT`; loopback only, unless --public")
+	fs.BoolVar(&cfg.public, "public", false, "allow an --addr beyond loopback, where other machines can reach the console")
+	fs.StringVar(&certFile, "tls-cert", "", "serve HTTPS with this PEM certificate (chain) `file`; needs --tls-key")
+	fs.StringVar(&keyFile, "tls-key", "", "the PEM private key `file` of --tls-cert")
+	fs.StringVar(&publicURL, "public-url", "", "the `URL` people open the console at, such as https://console.example.com behind a TLS proxy")
+	fs.Var((*prefixList)(&cfg.trusted), "trusted-proxy", "a reverse proxy's IP or `CIDR` whose X-Forwarded-For and X-Forwarded-Proto count; repeatable")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -28,19 +35,35 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if len(rest) != 0 {
 		return usagef("serve takes no arguments: console serve [--addr 127.0.0.1:8080] [--db console.db]")
 	}
-	if err := checkListenAddr(addr, defaultServeAddr); err != nil {
+	if err := checkPublicAddr(addr, defaultServeAddr, cfg.public,
+		"the console's sign-in page, its API and MCP would be reachable from the network",
+		", ideally with --tls-cert and --tls-key, or behind a TLS proxy with --public-url https://NAME"); err != nil {
+		return err
+	}
+	if cfg.cert, err = loadServeCert(certFile, keyFile); err != nil {
+		return err
+	}
+	if cfg.publicURL, err = parsePublicURL(publicURL); err != nil {
 		return err
 	}
 	l, err := listen(addr, defaultServeAddr)
 	if err != nil {
 		return err
 	}
-	return serve(ctx, e, db, l)
+	if host, _, _ := net.SplitHostPort(addr); !isLoopbackHost(host) {
+		fmt.Fprintf(e.stderr, "Warning: --addr %s is not a loopback address: the console's sign-in page, its API and MCP are reachable from the network (--public).\n", addr)
+	}
+	return serveWith(ctx, e, db, l, cfg)
 }
 
-// serve runs the console on l until ctx ends, then shuts down gracefully:
-// requests in flight finish, and every refusal still queued is written.
+// serve runs the console on l with plain HTTP and no public URL.
 func serve(ctx context.Context, e env, db string, l net.Listener) error {
+	return serveWith(ctx, e, db, l, serveConfig{})
+}
+
+// serveWith runs the console on l until ctx ends, then shuts down gracefully:
+// requests in flight finish, and every refusal still queued is written.
+func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveConfig) error {
 	log := jsonLog(e.stderr)
 	metrics := web.NewMetrics()
 	a, err := openApp(ctx, db, app.Options{Log: log, Metrics: metrics})
@@ -84,18 +107,31 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 		Refusals: a,
 		// The console answers only the address it is bound to, loopback
 		// names on its port and the name --addr gave (web/hostcheck.go).
+		// and the public URL's name.
 		Listen:       l.Addr(),
 		AllowedHosts: listenHosts(l),
+		PublicURL:    cfg.publicURL,
+		// Only these peers' X-Forwarded-For and X-Forwarded-Proto count.
+		TrustedProxies: cfg.trusted,
 	})
 	hs := srv.HTTPServer(web.DefaultTimeouts())
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
-	base := "http://" + l.Addr().String()
+	if cfg.cert != nil {
+		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*cfg.cert}, MinVersion: tls.VersionTLS12}
+	}
+	base := consoleURL(l.Addr(), cfg.cert != nil, cfg.publicURL)
 	fmt.Fprintf(e.stderr, "Outbound console on %s (database %s)\n", base, db)
 	if setup != nil {
 		fmt.Fprintf(e.stderr, "No user exists yet. Create the first admin here (the link works once):\n  %s/setup?token=%s\n", base, setup.Value())
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(l) }()
+	go func() {
+		if cfg.cert != nil {
+			errc <- hs.ServeTLS(l, "", "") // the certificate is in hs.TLSConfig
+			return
+		}
+		errc <- hs.Serve(l)
+	}()
 	select {
 	case err := <-errc:
 		return err

@@ -54,3 +54,27 @@ func listenHosts(l net.Listener) []string {
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	return []string{net.JoinHostPort(fl.host, port)}
 }
+
+// checkPublicAddr checks --addr like checkListenAddr, and refuses one
+// beyond loopback unless --public says that is meant: exposure says what
+// the network would then reach, advice how to expose it well. console
+// proxy and console serve share it.
+func checkPublicAddr(addr, example string, public bool, exposure, advice string) error {
+	if err := checkListenAddr(addr, example); err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	if public || isLoopbackHost(host) {
+		return nil
+	}
+	return usagef("--addr %s is not a loopback address, so %s; listen on %s, or add --public if that is what you want%s", addr, exposure, example, advice)
+}
+
+// isLoopbackHost says whether host, the host of --addr, is this machine only.
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}

@@ -33,7 +33,7 @@ type command struct {
 // commands is every command, registered here and nowhere else, so that
 // `console help` and a reader see the whole command line in one place.
 var commands = map[string]command{
-	"serve":        {summary: "run the web console, /mcp, /api/v1 and /metrics", usage: "serve [--addr 127.0.0.1:8080]", run: runServe},
+	"serve":        {summary: "run the web console, /mcp, /api/v1 and /metrics", usage: "serve [--addr 127.0.0.1:8080] [--public] [--tls-cert FILE --tls-key FILE] [--public-url URL] [--trusted-proxy CIDR]...", run: runServe},
 	"init":         {summary: "create the database and its secret key file (serve creates them too)", usage: "init [--db PATH]", run: runInit},
 	"check":        {summary: "decide a URL without fetching it (exit 0 allowed, 3 refused)", usage: "check [--json] URL", run: runCheck},
 	"fetch":        {summary: "read a URL exactly as an agent's fetch_url would (exit 3 if refused)", usage: "fetch [--json] [--start N] URL", run: runFetch},
