@@ -3,18 +3,11 @@ package web
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/outboundhq/outbound/models"
 )
@@ -177,21 +170,7 @@ func TestCSRFSignInRefusesAnotherOrigin(t *testing.T) {
 // Path=/, no Domain), which no other host or port can set; a planted
 // plain outbound_csrf cookie is not read there.
 func TestCSRFCookiesAreHostPrefixedUnderTLS(t *testing.T) {
-	store, err := models.Open(filepath.Join(t.TempDir(), "console.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	hash, _ := bcrypt.GenerateFromPassword([]byte(testPassword), bcrypt.MinCost)
-	if _, err := store.CreateUser(t.Context(), models.User{Name: "ada", PasswordHash: string(hash), Role: models.RoleAdmin}); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewTLSServer(New(Deps{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}))
-	defer srv.Close()
-	jar, _ := cookiejar.New(nil)
-	client := srv.Client()
-	client.Jar = jar
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	srv, client := newTLSConsole(t)
 
 	resp, err := client.Get(srv.URL + "/login")
 	if err != nil {
@@ -213,7 +192,7 @@ func TestCSRFCookiesAreHostPrefixedUnderTLS(t *testing.T) {
 
 	// A planted unprefixed cookie and a form token equal to it: refused.
 	u, _ := url.Parse(srv.URL + "/login")
-	jar.SetCookies(u, []*http.Cookie{{Name: preSessionCSRFCookie, Value: "tossed-token-tossed-token-tossed-token", Path: "/login"}})
+	client.Jar.SetCookies(u, []*http.Cookie{{Name: preSessionCSRFCookie, Value: "tossed-token-tossed-token-tossed-token", Path: "/login"}})
 	resp, err = client.PostForm(srv.URL+"/login", url.Values{"_csrf": {"tossed-token-tossed-token-tossed-token"}, "name": {"ada"}, "password": {testPassword}})
 	if err != nil {
 		t.Fatal(err)

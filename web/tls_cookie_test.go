@@ -19,21 +19,7 @@ import (
 // TestSessionCookieIsSecureUnderTLS: served over TLS, the session cookie
 // is marked Secure, so a browser never sends it over plain HTTP.
 func TestSessionCookieIsSecureUnderTLS(t *testing.T) {
-	store, err := models.Open(filepath.Join(t.TempDir(), "console.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	hash, _ := bcrypt.GenerateFromPassword([]byte(testPassword), bcrypt.MinCost)
-	if _, err := store.CreateUser(t.Context(), models.User{Name: "ada", PasswordHash: string(hash), Role: models.RoleAdmin}); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewTLSServer(New(Deps{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}))
-	defer srv.Close()
-	jar, _ := cookiejar.New(nil)
-	client := srv.Client()
-	client.Jar = jar
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	srv, client := newTLSConsole(t)
 	resp, err := client.Get(srv.URL + "/login")
 	if err != nil {
 		t.Fatal(err)
@@ -58,4 +44,27 @@ func TestSessionCookieIsSecureUnderTLS(t *testing.T) {
 		}
 	}
 	t.Fatalf("no session cookie (status %d)", resp.StatusCode)
+}
+
+// newTLSConsole serves the console over TLS with one admin, ada, and
+// returns a client that trusts it, keeps cookies and does not follow
+// redirects.
+func newTLSConsole(t *testing.T) (*httptest.Server, *http.Client) {
+	t.Helper()
+	store, err := models.Open(filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	hash, _ := bcrypt.GenerateFromPassword([]byte(testPassword), bcrypt.MinCost)
+	if _, err := store.CreateUser(t.Context(), models.User{Name: "ada", PasswordHash: string(hash), Role: models.RoleAdmin}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewTLSServer(New(Deps{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	t.Cleanup(srv.Close)
+	jar, _ := cookiejar.New(nil)
+	client := srv.Client()
+	client.Jar = jar
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return srv, client
 }
