@@ -182,11 +182,25 @@ func (r *Registry) Names() []string {
 	return names
 }
 
-// Lookup finds a tool by name.
+// Lookup finds a tool by name. The fixed tools are searched first, so a
+// call of fetch_url never builds every integration's tool and schema.
 func (r *Registry) Lookup(name string) (Tool, bool) {
-	for _, t := range r.List() {
-		if t.Name == name {
-			return t, true
+	r.mu.Lock()
+	i := slices.IndexFunc(r.tools, func(t Tool) bool { return t.Name == name })
+	var t Tool
+	if i >= 0 {
+		t = r.tools[i]
+	}
+	sources := slices.Clone(r.sources)
+	r.mu.Unlock()
+	if i >= 0 {
+		return t, true
+	}
+	for _, s := range sources {
+		for _, t := range s.Tools() {
+			if t.Name == name {
+				return t, true
+			}
 		}
 	}
 	return Tool{}, false
