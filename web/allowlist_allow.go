@@ -160,8 +160,8 @@ func originNote(r models.Refusal, admin string) string {
 }
 
 // resolver is the running guard's resolver, for previews that must agree
-// with it; a Decider that is not a *guard.Guard gets the system resolver,
-// which is what a guard built without one uses.
+// with it. Only a Decider that is not a *guard.Guard (a test's fake) gets
+// Go's resolver instead; the console always passes its guard.
 func (s *Server) resolver() guard.Resolver {
 	if rs, ok := s.d.Guard.(resolverSource); ok {
 		return rs.Resolver()
