@@ -45,17 +45,30 @@ type refusalSink interface {
 	InsertRefusals(ctx context.Context, rows []Refusal) error
 }
 
-// RefusalWriter records refusals without ever making the refused request
+// RefusalWriter is the BatchWriter of the refusal log.
+type RefusalWriter = BatchWriter[Refusal]
+
+// stamped is a row that records when it happened; the writer stamps a zero
+// time with the time of Write, not of the flush.
+type stamped interface{ stampNow(time.Time) }
+
+func (r *Refusal) stampNow(now time.Time) {
+	if r.Time.IsZero() {
+		r.Time = now
+	}
+}
+
+// BatchWriter records rows (refusals, decisions) without ever making the refused request
 // wait for the disk: Write appends to an in-memory queue and a background
 // goroutine commits the queue in batches. Logging a refusal must not be the
 // thing that slows the guard down when the disk is busy (a purge, a backup,
 // a slow volume).
-type RefusalWriter struct {
-	sink refusalSink
-	opts RefusalWriterOptions
+type BatchWriter[T any] struct {
+	insert func(ctx context.Context, rows []T) error
+	opts   RefusalWriterOptions
 
 	mu     sync.Mutex
-	queue  []Refusal
+	queue  []T
 	closed bool
 
 	written  atomic.Uint64
@@ -76,6 +89,12 @@ func NewRefusalWriter(store *Store, opts RefusalWriterOptions) *RefusalWriter {
 }
 
 func newRefusalWriter(sink refusalSink, opts RefusalWriterOptions) *RefusalWriter {
+	return newBatchWriter(sink.InsertRefusals, opts)
+}
+
+// newBatchWriter starts a writer that commits rows of one kind through
+// insert, in batches, from a background goroutine.
+func newBatchWriter[T any](insert func(context.Context, []T) error, opts RefusalWriterOptions) *BatchWriter[T] {
 	if opts.FlushInterval <= 0 {
 		opts.FlushInterval = DefaultFlushInterval
 	}
@@ -86,8 +105,8 @@ func newRefusalWriter(sink refusalSink, opts RefusalWriterOptions) *RefusalWrite
 		opts.QueueCap = DefaultRefusalQueue
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &RefusalWriter{
-		sink:   sink,
+	w := &BatchWriter[T]{
+		insert: insert,
 		opts:   opts,
 		wake:   make(chan struct{}, 1),
 		stop:   make(chan struct{}),
@@ -103,9 +122,9 @@ func newRefusalWriter(sink refusalSink, opts RefusalWriterOptions) *RefusalWrite
 // Time is stamped now, so the row records when the refusal happened rather
 // than when it was flushed. It returns false, and counts a drop, if the
 // queue is full or the writer is closed.
-func (w *RefusalWriter) Write(r Refusal) bool {
-	if r.Time.IsZero() {
-		r.Time = time.Now().UTC()
+func (w *BatchWriter[T]) Write(r T) bool {
+	if st, ok := any(&r).(stamped); ok {
+		st.stampNow(time.Now().UTC())
 	}
 	w.mu.Lock()
 	if w.closed || len(w.queue) >= w.opts.QueueCap {
@@ -127,10 +146,10 @@ func (w *RefusalWriter) Write(r Refusal) bool {
 
 // Dropped returns how many refusals were not recorded because the queue was
 // full or the writer was closed.
-func (w *RefusalWriter) Dropped() uint64 { return w.dropped.Load() }
+func (w *BatchWriter[T]) Dropped() uint64 { return w.dropped.Load() }
 
 // Stats returns the writer's counters.
-func (w *RefusalWriter) Stats() RefusalWriterStats {
+func (w *BatchWriter[T]) Stats() RefusalWriterStats {
 	w.mu.Lock()
 	queued := len(w.queue)
 	w.mu.Unlock()
@@ -145,7 +164,7 @@ func (w *RefusalWriter) Stats() RefusalWriterStats {
 // Close stops accepting rows, waits for any batch in flight, and writes
 // everything still queued. If ctx ends first it gives up and reports how
 // many rows were not written. Close is not safe to call twice.
-func (w *RefusalWriter) Close(ctx context.Context) error {
+func (w *BatchWriter[T]) Close(ctx context.Context) error {
 	w.mu.Lock()
 	w.closed = true
 	w.mu.Unlock()
@@ -154,7 +173,7 @@ func (w *RefusalWriter) Close(ctx context.Context) error {
 	case <-w.done:
 	case <-ctx.Done():
 		w.cancel()
-		return fmt.Errorf("models: refusal writer closed with %d rows not written: %w", w.Stats().Queued, ctx.Err())
+		return fmt.Errorf("models: batch writer closed with %d rows not written: %w", w.Stats().Queued, ctx.Err())
 	}
 	defer w.cancel()
 	for {
@@ -164,15 +183,15 @@ func (w *RefusalWriter) Close(ctx context.Context) error {
 			return nil
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("models: refusal writer closed with %d rows not written: %w", queued, ctx.Err())
+			return fmt.Errorf("models: batch writer closed with %d rows not written: %w", queued, ctx.Err())
 		}
 		if err != nil {
-			return fmt.Errorf("models: refusal writer closed with %d rows not written: %w", queued, err)
+			return fmt.Errorf("models: batch writer closed with %d rows not written: %w", queued, err)
 		}
 	}
 }
 
-func (w *RefusalWriter) run() {
+func (w *BatchWriter[T]) run() {
 	defer close(w.done)
 	t := time.NewTicker(w.opts.FlushInterval)
 	defer t.Stop()
@@ -192,14 +211,14 @@ func (w *RefusalWriter) run() {
 // flush writes everything queued at the time of the call, in transactions
 // of at most refusalRowsPerTxLimit rows. On failure the unwritten rows go
 // back to the front of the queue, keeping their order.
-func (w *RefusalWriter) flush(ctx context.Context) error {
+func (w *BatchWriter[T]) flush(ctx context.Context) error {
 	w.mu.Lock()
 	pending := w.queue
 	w.queue = nil
 	w.mu.Unlock()
 	for len(pending) > 0 {
 		n := min(len(pending), refusalRowsPerTxLimit)
-		if err := w.sink.InsertRefusals(ctx, pending[:n]); err != nil {
+		if err := w.insert(ctx, pending[:n]); err != nil {
 			w.failures.Add(1)
 			w.requeue(pending)
 			return err
@@ -212,10 +231,10 @@ func (w *RefusalWriter) flush(ctx context.Context) error {
 
 // requeue puts rows back ahead of anything queued meanwhile, dropping (and
 // counting) whatever no longer fits under the cap.
-func (w *RefusalWriter) requeue(rows []Refusal) {
+func (w *BatchWriter[T]) requeue(rows []T) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	merged := make([]Refusal, 0, len(rows)+len(w.queue))
+	merged := make([]T, 0, len(rows)+len(w.queue))
 	merged = append(merged, rows...)
 	merged = append(merged, w.queue...)
 	if over := len(merged) - w.opts.QueueCap; over > 0 {
