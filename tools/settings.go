@@ -25,6 +25,32 @@ type Settings struct {
 	ShotMaxWidth      int // widest viewport take_screenshot accepts
 	ShotMaxHeight     int // tallest viewport take_screenshot accepts
 	ShotMaxPageHeight int // where a full-page screenshot is cut
+
+	Browser         BrowserMode   // whether the browser_* tools are offered, and how side effects are confirmed
+	BrowserIdle     time.Duration // how long a conversation's tab lives without a call
+	BrowserContexts int           // how many conversations may hold a live tab at once
+}
+
+// BrowserMode is the deployment's choice for the browser_* tools.
+type BrowserMode string
+
+const (
+	// BrowserOff does not offer the browser tools at all (the default).
+	BrowserOff BrowserMode = "off"
+	// BrowserConfirm offers them; once a conversation has read the web,
+	// every side effect (typing, submitting) needs a person's confirmation.
+	BrowserConfirm BrowserMode = "confirm"
+	// BrowserReadOnly offers them without typing or submitting at all.
+	BrowserReadOnly BrowserMode = "read_only"
+)
+
+// parseBrowserMode reads the browser setting.
+func parseBrowserMode(v string) (BrowserMode, error) {
+	switch m := BrowserMode(strings.ToLower(v)); m {
+	case BrowserOff, BrowserConfirm, BrowserReadOnly:
+		return m, nil
+	}
+	return BrowserOff, fmt.Errorf("%q is not a browser mode; write off, confirm or read_only", v)
 }
 
 // DefaultSettings returns the settings of a new installation.
@@ -39,6 +65,10 @@ func DefaultSettings() Settings {
 		ShotMaxWidth:      1920,
 		ShotMaxHeight:     1200,
 		ShotMaxPageHeight: 8000,
+
+		Browser:         BrowserOff,
+		BrowserIdle:     10 * time.Minute,
+		BrowserContexts: 4,
 	}
 }
 
@@ -126,6 +156,23 @@ var SettingDefs = []SettingDef{
 	{"screenshot_max_page_height", "Screenshot max page length", "Where a full-page screenshot is cut, in pixels; the answer says when it was.",
 		func(s *Settings, v string) error { return parseInt(v, 480, 30000, "8000", &s.ShotMaxPageHeight) },
 		func(s *Settings) string { return strconv.Itoa(s.ShotMaxPageHeight) }},
+	{"browser", "Browser tools", "Whether agents get the browser tools (browser_open, browser_read, browser_find, browser_click, browser_type): off, confirm (once a conversation has read the web, every typing or submitting needs a person's confirmation), or read_only (no typing or submitting at all).",
+		func(s *Settings, v string) error {
+			m, err := parseBrowserMode(v)
+			s.Browser = m
+			return err
+		},
+		func(s *Settings) string { return string(s.Browser) }},
+	{"browser_idle", "Browser tab idle time", "How long a conversation's browser tab stays open without a call before it is closed. Write it like 10m.",
+		func(s *Settings, v string) error {
+			d, err := parseDuration(v, 30*time.Second, 24*time.Hour, "10m")
+			s.BrowserIdle = d
+			return err
+		},
+		func(s *Settings) string { return FormatDuration(s.BrowserIdle) }},
+	{"browser_contexts", "Browser tabs at once", "How many conversations may hold an open browser tab at the same time; each costs memory. A conversation over the limit is told to try again later.",
+		func(s *Settings, v string) error { return parseInt(v, 1, 64, "4", &s.BrowserContexts) },
+		func(s *Settings) string { return strconv.Itoa(s.BrowserContexts) }},
 	{"retention_days", "Refusal log retention (days)", "How many days the refusal log keeps a refusal. Shrinking it deletes older refusals at the next purge.",
 		func(s *Settings, v string) error { return parseInt(v, 1, 3650, "30", &s.RetentionDays) },
 		func(s *Settings) string { return strconv.Itoa(s.RetentionDays) }},
