@@ -8,7 +8,8 @@ type Caller struct {
 	Tool    string `json:"tool,omitempty"`    // fetch_url, take_screenshot, call_integration, proxy…
 	Agent   string `json:"agent,omitempty"`   // the API token's name
 	Thread  string `json:"thread,omitempty"`  // the conversation or MCP session
-	Trigger string `json:"trigger,omitempty"` // what started the turn, e.g. a ticket id
+	Trigger string `json:"trigger,omitempty"` // what started the turn, e.g. a ticket message id
+	Ticket  string `json:"ticket,omitempty"`  // the help-desk ticket the call serves, as the agent named it
 }
 
 type callerKey struct{}

@@ -249,7 +249,7 @@ func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
 		return Result{}, &UnknownToolError{Name: c.Tool, Known: r.Names()}
 	}
 	start := r.now()
-	caller := guard.Caller{Tool: t.recordedAs(), Agent: c.Turn.Agent, Thread: c.Turn.Thread, Trigger: c.Turn.Trigger}
+	caller := guard.Caller{Tool: t.recordedAs(), Agent: c.Turn.Agent, Thread: c.Turn.Thread, Trigger: c.Turn.Trigger, Ticket: c.Turn.Ticket}
 	ctx, notes := guard.WithNotes(guard.WithCaller(ctx, caller))
 	var res Result
 	args, err := t.input(c.Args, c.From)

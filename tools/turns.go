@@ -13,6 +13,8 @@ type Turn struct {
 	Agent   string
 	Thread  string
 	Trigger string
+	// Ticket is the help-desk ticket the call serves, when the agent says.
+	Ticket string
 }
 
 // turnBudget counts the distinct pages each turn has read. Its map is an
