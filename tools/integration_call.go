@@ -115,7 +115,33 @@ func (x *Integrations) Call(ctx context.Context, turn Turn, name string, params 
 	if err != nil {
 		return paramRefusal(in.Name, err)
 	}
+	if in.Method != http.MethodGet {
+		// A request that may change something, asked for by an agent
+		// that may have read a page's orders: a person confirms it.
+		// A request the policy refuses anyway is not put to a person: it
+		// goes on to be refused (and recorded) by the guard.
+		req := in.request(vals)
+		if !x.guard.Decide(ctx, req.URL).Allowed {
+			return x.run(ctx, turn, in, vals)
+		}
+		if r := confirmIfReadWeb(ctx, integrationSideEffect(in, req)); r != nil {
+			return IntegrationResult{Name: in.Name, Method: in.Method, URL: req.URL, Refusal: r}
+		}
+	}
 	return x.run(ctx, turn, in, vals)
+}
+
+// integrationSideEffect is what a person is shown before an integration
+// sends: the method, the filled URL and body, exactly as they will be
+// sent. Header values are left out: they hold the integration's secrets.
+func integrationSideEffect(in Integration, req guard.Request) SideEffect {
+	what := fmt.Sprintf("The HTTP integration %s sends %s %s", in.Name, req.Method, req.URL)
+	if len(req.Body) > 0 {
+		what += " with the body:\n" + string(req.Body)
+	} else {
+		what += " with no body."
+	}
+	return SideEffect{Tool: CallIntegrationName, What: what, Where: req.URL}
 }
 
 // Try runs a definition that need not be in force, with parameters typed
@@ -164,16 +190,7 @@ func Sentence(s string) string {
 func (x *Integrations) run(ctx context.Context, turn Turn, in Integration, vals map[string]paramValue) IntegrationResult {
 	s := x.settings()
 	ctx = guard.WithCaller(ctx, guard.Caller{Tool: CallIntegrationName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger})
-	req := guard.Request{Method: in.Method, URL: fillURL(in.URL, vals), Header: http.Header{"Accept": {"application/json, text/*;q=0.9, */*;q=0.1"}}}
-	for _, h := range in.Headers {
-		req.Header.Set(strings.TrimSpace(h.Name), h.Value)
-	}
-	if strings.TrimSpace(in.Body) != "" {
-		req.Body = fillBody(in.Body, vals)
-		if req.Header.Get("Content-Type") == "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-	}
+	req := in.request(vals)
 	res := IntegrationResult{Name: in.Name, Method: in.Method, URL: req.URL}
 	resp, err := x.guard.Do(ctx, req)
 	if err != nil {
@@ -195,6 +212,21 @@ func (x *Integrations) run(ctx context.Context, turn Turn, in Integration, vals 
 	p := cutPart(text, res.Total, 0, s.PageChars)
 	res.Body, res.Shown = p.text, p.end
 	return res
+}
+
+// request is the integration's request filled with vals.
+func (in Integration) request(vals map[string]paramValue) guard.Request {
+	req := guard.Request{Method: in.Method, URL: fillURL(in.URL, vals), Header: http.Header{"Accept": {"application/json, text/*;q=0.9, */*;q=0.1"}}}
+	for _, h := range in.Headers {
+		req.Header.Set(strings.TrimSpace(h.Name), h.Value)
+	}
+	if strings.TrimSpace(in.Body) != "" {
+		req.Body = fillBody(in.Body, vals)
+		if req.Header.Get("Content-Type") == "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+	}
+	return req
 }
 
 // bodyText returns the body as text: JSON pretty-printed, other UTF-8 as

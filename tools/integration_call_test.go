@@ -129,7 +129,7 @@ func TestIntegrationCallStaysOnItsHost(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			before := len(svc.Hits())
 			params, _ := json.Marshal(map[string]any{"order_id": tt.orderID, "q": "a&admin=1", "urgent": true})
-			res := e.x.Call(context.Background(), turnA, "lookup_order", rawParams(t, string(params)))
+			res := e.x.Call(freshConversation(), turnA, "lookup_order", rawParams(t, string(params)))
 			if !res.OK() {
 				t.Fatalf("refused: %s", res.Answer())
 			}
@@ -161,7 +161,7 @@ func TestIntegrationAnswer(t *testing.T) {
 	e.reachable(svc)
 	e.allow(t, svc.hostPort())
 	e.x.Set([]Integration{echoIntegration(svc)})
-	res := e.x.Call(context.Background(), turnA, "lookup_order", rawParams(t, `{"order_id": "A-1"}`))
+	res := e.x.Call(freshConversation(), turnA, "lookup_order", rawParams(t, `{"order_id": "A-1"}`))
 	ans := res.Answer()
 	for _, want := range []string{DataNote, "Integration: lookup_order", "Status: 200 OK", "Content-Type: application/json", "{\n  \"method\": \"POST\",\n"} {
 		if !strings.Contains(ans, want) {
@@ -192,7 +192,7 @@ func TestIntegrationAnswer(t *testing.T) {
 	})
 	t.Run("bad parameters are refused before any request", func(t *testing.T) {
 		before := len(svc.Hits())
-		res := e.x.Call(context.Background(), turnA, "lookup_order", rawParams(t, `{"order_id": 5}`))
+		res := e.x.Call(freshConversation(), turnA, "lookup_order", rawParams(t, `{"order_id": 5}`))
 		if res.OK() || res.Refusal.Reason != "bad_params" || !strings.Contains(res.Answer(), "order_id must be a string") {
 			t.Fatalf("got %s", res.Answer())
 		}
@@ -201,7 +201,7 @@ func TestIntegrationAnswer(t *testing.T) {
 		}
 	})
 	t.Run("unknown integration names the known ones", func(t *testing.T) {
-		res := e.x.Call(context.Background(), turnA, "nope", nil)
+		res := e.x.Call(freshConversation(), turnA, "nope", nil)
 		if res.OK() || !strings.Contains(res.Refusal.Fix, "lookup_order") {
 			t.Fatalf("got %s", res.Answer())
 		}
@@ -242,7 +242,7 @@ func TestIntegrationToInternalHostNeedsALiteralEntry(t *testing.T) {
 			in.Params = in.Params[:1]
 			in.Body = `{"note": "for {order_id}"}`
 			e.x.Set([]Integration{in})
-			res := e.x.Call(context.Background(), turnA, "lookup_order", rawParams(t, `{"order_id": "A-1"}`))
+			res := e.x.Call(freshConversation(), turnA, "lookup_order", rawParams(t, `{"order_id": "A-1"}`))
 			if res.OK() {
 				t.Fatalf("an internal host was reached: %s", res.Answer())
 			}
@@ -266,7 +266,7 @@ func TestIntegrationToInternalHostNeedsALiteralEntry(t *testing.T) {
 			// Allow this host: the literal entry, through a policy swap,
 			// with no new Integrations.
 			e.allow(t, tt.entry(svc))
-			res = e.x.Call(context.Background(), turnA, "lookup_order", rawParams(t, `{"order_id": "A-1"}`))
+			res = e.x.Call(freshConversation(), turnA, "lookup_order", rawParams(t, `{"order_id": "A-1"}`))
 			if !res.OK() || res.Status != 200 || len(svc.Hits()) != 1 {
 				t.Fatalf("after the entry: %s", res.Answer())
 			}
@@ -288,7 +288,7 @@ func TestIntegrationSecretsStayOutOfLogs(t *testing.T) {
 	svc := newEchoService(t)
 	in := echoIntegration(svc)
 	e.x.Set([]Integration{in})
-	res := e.x.Call(context.Background(), turnA, "lookup_order", rawParams(t, `{"order_id": "A-1"}`))
+	res := e.x.Call(freshConversation(), turnA, "lookup_order", rawParams(t, `{"order_id": "A-1"}`))
 	if res.OK() || logs.Len() == 0 {
 		t.Fatalf("want a logged refusal, got %s / %q", res.Answer(), logs.String())
 	}

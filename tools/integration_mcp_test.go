@@ -95,6 +95,9 @@ func TestIntegrationToolsOverMCP(t *testing.T) {
 		}
 	})
 	t.Run("call_integration", func(t *testing.T) {
+		// A new session: the one above has read the service's answer, and
+		// would need a person to confirm this POST.
+		cs, _ := connectIntegrations(t, e)
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "call_integration", Arguments: map[string]any{"name": "lookup_order", "params": map[string]any{"order_id": "B-2"}}})
 		if err != nil {
 			t.Fatal(err)

@@ -84,9 +84,11 @@ func (t *Tool) mcpTool() *mcp.Tool {
 		Description: t.Description,
 		InputSchema: t.Schema,
 		Annotations: &mcp.ToolAnnotations{
-			ReadOnlyHint:   t.Effect == EffectRead,
-			IdempotentHint: t.Idempotent,
-			OpenWorldHint:  ptr(true),
+			Title:           t.Title,
+			ReadOnlyHint:    t.Effect == EffectRead,
+			DestructiveHint: ptr(t.Effect != EffectRead),
+			IdempotentHint:  t.Idempotent || t.Effect == EffectRead,
+			OpenWorldHint:   ptr(!t.NoWeb),
 		},
 	}
 }
@@ -95,9 +97,15 @@ func (t *Tool) mcpTool() *mcp.Tool {
 // of the session's one counter.
 func (r *Registry) mcpHandler(name, localAgent string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		res, err := r.Call(ctx, Call{Tool: name, Turn: r.turns.turn(req, localAgent, r.now()), Args: req.Params.Arguments, From: "input"})
+		turn := r.turns.turn(req, localAgent, r.now())
+		ask := newMCPConfirmer(r.asks, r.now, turn.Thread, req)
+		res, err := r.Call(WithConfirmer(ctx, ask.confirm), Call{Tool: name, Turn: turn, Args: req.Params.Arguments, From: "input"})
 		if err != nil {
 			return nil, err // the tool was removed since the list was sent: a protocol error
+		}
+		if res.pending {
+			// A person is asked; the call comes again with the answer.
+			return &mcp.CallToolResult{InputRequests: ask.requests()}, nil
 		}
 		return mcpResult(res), nil
 	}

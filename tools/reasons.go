@@ -14,6 +14,11 @@ const (
 	ReasonBrowser            guard.Reason = "browser"             // the screenshot browser failed
 	ReasonUnknownIntegration guard.Reason = "unknown_integration" // no integration has that name
 	ReasonBadParams          guard.Reason = "bad_params"          // a tool's input, or an integration's parameters, missing or mistyped
+
+	// Side effects in a conversation that has read the web (confirm.go).
+	ReasonReadOnly             guard.Reason = "read_only"             // the browser setting allows no typing or submitting
+	ReasonNeedsConfirmation    guard.Reason = "needs_confirmation"    // a person must confirm, and none could be asked
+	ReasonConfirmationDeclined guard.Reason = "confirmation_declined" // the person declined or dismissed the confirmation
 )
 
 // Reasons lists every tool reason, for filters, documentation and the test
@@ -21,4 +26,5 @@ const (
 var Reasons = []guard.Reason{
 	ReasonContentType, ReasonReadsPerTurn, ReasonBadStart, ReasonBadSize, ReasonBrowser,
 	ReasonUnknownIntegration, ReasonBadParams, ReasonBrowserOwn,
+	ReasonReadOnly, ReasonNeedsConfirmation, ReasonConfirmationDeclined,
 }

@@ -56,6 +56,11 @@ type Tool struct {
 	// Idempotent says a repeated call with the same input has no further
 	// effect (an MCP hint).
 	Idempotent bool
+	// NoWeb says the tool's answers carry nothing read from the web or a
+	// service. Every other call marks its conversation as having read the
+	// web (see ConfirmSideEffect), and MCP clients are told its world is
+	// open; the zero value errs on the safe side.
+	NoWeb bool
 	// Example is an input shown in the fixes of input errors.
 	Example string
 	// Records is the name the tool's calls are recorded under, when not
@@ -98,6 +103,9 @@ type Result struct {
 	// input is set when the call was refused before the tool ran,
 	// because the input does not match the schema.
 	input bool
+	// pending is set when the call waits for a person's confirmation:
+	// it is not over, and was not recorded.
+	pending bool
 }
 
 // OK reports whether the call was not refused.
@@ -121,6 +129,12 @@ type Registry struct {
 	// turns is the one turn counter of every MCP session, whatever tool
 	// it calls.
 	turns *mcpTurns
+	// reads remembers the conversations web content has entered;
+	// settings say how their side effects are confirmed (nil: refused).
+	reads    *webReads
+	settings func() Settings
+	// asks are the confirmations on their way to people over MCP.
+	asks *asks
 
 	mu      sync.Mutex
 	tools   []Tool
@@ -131,7 +145,7 @@ type Registry struct {
 // NewRegistry returns an empty registry whose calls are recorded through
 // g's Recorder.
 func NewRegistry(g *guard.Guard) *Registry {
-	return &Registry{guard: g, now: time.Now, turns: newMCPTurns()}
+	return &Registry{guard: g, now: time.Now, turns: newMCPTurns(), reads: newWebReads(webReadsMax, webReadsIdle), asks: newAsks()}
 }
 
 // Add registers t. A second tool of the same name replaces the first.
@@ -251,15 +265,35 @@ func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
 	start := r.now()
 	caller := guard.Caller{Tool: t.recordedAs(), Agent: c.Turn.Agent, Thread: c.Turn.Thread, Trigger: c.Turn.Trigger, Ticket: c.Turn.Ticket}
 	ctx, notes := guard.WithNotes(guard.WithCaller(ctx, caller))
+	conv := &conversation{thread: c.Turn.Thread, reads: r.reads, settings: r.settings, now: r.now}
+	ctx = withConversation(ctx, conv)
 	var res Result
 	args, err := t.input(c.Args, c.From)
 	if err != nil {
 		res = inputRefusal(t.Name, err)
 	} else {
 		res = t.Run(ctx, c.Turn, args)
+		if !t.NoWeb && broughtWeb(res) {
+			r.reads.mark(c.Turn.Thread, r.now())
+		}
+	}
+	if conv.isPending() {
+		// A person is being asked; the call comes again with the answer
+		// and is recorded then.
+		res.pending = true
+		return res, nil
 	}
 	recordCall(r.guard, caller, notes, res, r.now().Sub(start))
 	return res, nil
+}
+
+// broughtWeb reports whether a call's answer may hold what the web or a
+// service said: every answer but a refusal of the policy made before any
+// request was answered (no redirect followed). A network failure counts:
+// its message may quote the far end.
+func broughtWeb(res Result) bool {
+	r := res.Refusal
+	return r == nil || r.KindOf() == guard.KindNetwork || len(r.Redirects) > 0 || len(res.Redirects) > 0
 }
 
 // recordCall makes a call's one Record from its result and the guard's

@@ -79,7 +79,10 @@ func (a *ToolAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	args, _ := json.Marshal(body)
-	res, err := a.reg.Call(r.Context(), Call{Tool: t.Name, Turn: turn, Args: args, From: "body"})
+	// Nobody is in the loop of an API call to confirm a side effect.
+	ctx := WithConfirmer(r.Context(), NoPerson("The JSON API has no person in the loop to ask.",
+		"Tell the person this step needs their confirmation: they can do it themselves, or connect the agent through MCP with a client that supports elicitation, which asks them."))
+	res, err := a.reg.Call(ctx, Call{Tool: t.Name, Turn: turn, Args: args, From: "body"})
 	if err != nil {
 		WriteAPIError(w, err)
 		return

@@ -27,6 +27,7 @@ var builtins = []func(d Deps) (Tool, bool){
 // Builtin builds the registry of the product's tools.
 func Builtin(d Deps) *Registry {
 	r := NewRegistry(d.Guard)
+	r.settings = d.Settings
 	if d.Fetch == nil {
 		d.Fetch = NewFetcher(d.Guard, d.Settings)
 	}

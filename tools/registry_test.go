@@ -103,7 +103,10 @@ func TestOneTurnCounterPerMCPSession(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Now()
 	reg.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	cs := connectMCP(t, reg.MCPServer("test", "local"), nil)
+	// The integration POSTs after the session read a page: the person
+	// confirms, and the confirmed call is one record in the turn.
+	person := &elicitingClient{action: "accept"}
+	cs := connectMCP(t, reg.MCPServer("test", "local"), &mcp.ClientOptions{ElicitationHandler: person.handle})
 	call := func(name string, args map[string]any) {
 		t.Helper()
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})

@@ -57,6 +57,7 @@ func runTool(ctx context.Context, e env, args []string) error {
 		deps.Shots = shots
 	}
 	reg := tools.Builtin(deps)
+	ctx = tools.WithConfirmer(ctx, terminalConfirmer(e.stdin, e.stderr, isTerminal(e.stdin)))
 	res, err := reg.Call(ctx, tools.Call{Tool: name, Turn: tools.Turn{Agent: actor(), Thread: "cli"}, Args: json.RawMessage(input), From: "input"})
 	var unknown *tools.UnknownToolError
 	if errors.As(err, &unknown) {
