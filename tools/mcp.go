@@ -3,8 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -124,6 +122,9 @@ func mcpResult(res Result) *mcp.CallToolResult {
 
 func ptr[T any](v T) *T { return &v }
 
+// mcpAgentKey carries the agent a request's token named to the SDK.
+type mcpAgentKey struct{}
+
 // MCPHandler serves s over streamable HTTP at any path it is mounted on.
 // Every request needs an agent's bearer token, and browsers on other
 // origins are refused, so a web page cannot drive the tools through a
@@ -132,16 +133,24 @@ func MCPHandler(s *mcp.Server, agents Agents) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		SessionTimeout: 30 * time.Minute,
 	})
-	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		agent, err := agents.VerifyToken(ctx, token)
-		if err != nil {
-			if errors.Is(err, ErrBadToken) {
-				return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
-			}
-			return nil, err
+	// The token is checked first with the JSON API's own answers (a 401
+	// with WWW-Authenticate and a fix that says where tokens come from);
+	// the SDK's check then only hands the verified agent to the session.
+	verify := func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+		agent, ok := ctx.Value(mcpAgentKey{}).(string)
+		if !ok {
+			return nil, auth.ErrInvalidToken
 		}
 		return &auth.TokenInfo{UserID: agent}, nil
 	}
-	authed := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	sdk := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	authed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		agent, err := authenticate(r, agents)
+		if err != nil {
+			WriteAPIError(w, err)
+			return
+		}
+		sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), mcpAgentKey{}, agent)))
+	})
 	return http.NewCrossOriginProtection().Handler(authed)
 }

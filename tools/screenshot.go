@@ -209,7 +209,7 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 	}
 	b, err := s.ensureBrowser()
 	if err != nil {
-		r := browserRefusal(in.URL, err)
+		r := BrowserUnavailable(TakeScreenshotName, in.URL, err)
 		r.Agent = turn.Agent
 		return ShotResult{Refusal: r}
 	}
@@ -218,7 +218,7 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 		if errors.Is(err, playwright.ErrTargetClosed) {
 			s.forget(b)
 		}
-		r := browserRefusal(in.URL, err)
+		r := BrowserFailed(TakeScreenshotName, in.URL, err)
 		r.Agent = turn.Agent
 		return ShotResult{Refusal: r}
 	}
@@ -373,12 +373,6 @@ func shotSize(in ScreenshotInput, set Settings, words guard.Wording) (int, int, 
 		return 0, 0, bad("height", h, set.ShotMaxHeight, settingShotMaxHeight)
 	}
 	return w, h, nil
-}
-
-func browserRefusal(u string, err error) *guard.Refusal {
-	return &guard.Refusal{Code: guard.CodeUnreachable, Reason: ReasonBrowser, Kind: guard.KindNetwork, Tool: TakeScreenshotName, URL: u,
-		Message: "The screenshot browser could not start or crashed: " + firstLine(err.Error()) + ".",
-		Fix:     "An admin checks that Chromium is installed (apt-get install chromium) and the Playwright driver is set up (PLAYWRIGHT_DRIVER_PATH); see the user guide."}
 }
 
 // localScheme reports URLs that read the machine or the browser itself.

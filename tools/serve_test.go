@@ -142,8 +142,11 @@ func TestMCPOverHTTPNeedsATokenAndRefusesOtherOrigins(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	if r := post("", ""); r.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("no token: %d", r.StatusCode)
+	if r := post("", ""); r.StatusCode != http.StatusUnauthorized || r.Header.Get("WWW-Authenticate") != `Bearer realm="outbound"` || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		t.Fatalf("no token: %d %v", r.StatusCode, r.Header)
+	}
+	if e := e.Reports(); len(e) != 0 {
+		t.Fatalf("an unauthenticated request reached a tool: %+v", e)
 	}
 	if r := post("wrong", ""); r.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("bad token: %d", r.StatusCode)
@@ -258,5 +261,31 @@ func TestFetchAPI(t *testing.T) {
 				t.Fatalf("message %q, want %q", e["message"], want)
 			}
 		})
+	}
+}
+
+// TestMCPWithoutATokenSaysHowToGetOne: /mcp answers a missing or unknown
+// token as the JSON API does, with a fix a person can follow.
+func TestMCPWithoutATokenSaysHowToGetOne(t *testing.T) {
+	e := statusPageEnv(t)
+	srv := httptest.NewServer(MCPHandler(e.reg.MCPServer("test", "local"), testAgents))
+	defer srv.Close()
+	for token, want := range map[string]string{"": "no bearer token", "nope": "unknown or revoked"} {
+		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct{ Error APIError }
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" ||
+			!strings.Contains(body.Error.Message, want) || !strings.Contains(body.Error.Fix, "console token create") {
+			t.Fatalf("token %q: %d %v %+v", token, resp.StatusCode, err, body)
+		}
 	}
 }
