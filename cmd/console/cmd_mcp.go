@@ -34,6 +34,7 @@ func runMCP(ctx context.Context, e env, args []string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go a.Watch(ctx)
+	warnBrowserBroken(log, a.Settings().Browser)
 	shots, stopShots, err := a.Screenshots()
 	if err != nil {
 		return err

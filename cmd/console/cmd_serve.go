@@ -76,6 +76,7 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 	defer cancel()
 	go a.Watch(ctx)
 	go a.PurgeLoop(ctx)
+	warnBrowserBroken(log, a.Settings().Browser)
 
 	agents := a
 	shots, stopShots, err := a.Screenshots()

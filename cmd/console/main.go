@@ -45,6 +45,7 @@ var commands = map[string]command{
 	"user":         {summary: "manage console users: user add, user list, user rm NAME, user passwd NAME (passwords on stdin)", usage: userUsage, run: runUser},
 	"mcp":          {summary: "serve the agent tools over MCP on stdio", usage: "mcp [--agent NAME]", run: runMCP},
 	"tool":         {summary: "call any agent tool exactly as an agent would (exit 3 if refused)", usage: `tool [--json] [--out FILE.png] NAME ['{"url": "…"}']`, run: runTool},
+	"doctor":       {summary: "check the database and the browser set-up, and print the fix for each broken piece", usage: "doctor [--db PATH] [--no-launch]", run: runDoctor},
 	"version":      {summary: "print the build version (the MCP server reports the same)", usage: "version", run: runVersion},
 	"proxy":        {summary: "run the guarded HTTP proxy for agents in any language", usage: "proxy [--addr 127.0.0.1:4750] [--public]", run: runProxy},
 }

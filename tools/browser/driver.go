@@ -63,13 +63,38 @@ func findDriver() (string, error) {
 		}
 	}
 	return "", &MissingError{What: "the Playwright driver (npm's playwright-core " + DriverVersion + ")", Looked: candidates,
-		Fix: "run `bash scripts/test.sh`, which installs it into .cache/playwright, or set " + driverDirEnv + " to a folder whose \"package\" links to playwright-core"}
+		Fix: "run `console doctor`, which prints the commands that install it"}
 }
+
+// DriverCandidates is the search order for the driver folder after
+// $PLAYWRIGHT_DRIVER_PATH: $OUTBOUND_CACHE/playwright/driver; the user's
+// cache (~/.cache/outbound/playwright/driver), where `console doctor`
+// tells an admin to install it; .cache/playwright/driver in the working
+// directory, the executable's directory and their parents (where
+// scripts/test.sh installs it); then /usr/local/lib/outbound and
+// /usr/lib/outbound (a package's place).
+func DriverCandidates() []string { return driverCandidates() }
+
+// UserDriverDir is the driver folder in the user's cache, where an admin
+// installs the driver by hand.
+func UserDriverDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "outbound", "playwright", "driver")
+}
+
+// SystemDriverDirs are the driver folders a package would install.
+var SystemDriverDirs = []string{"/usr/local/lib/outbound/playwright/driver", "/usr/lib/outbound/playwright/driver"}
 
 func driverCandidates() []string {
 	var out []string
 	if cache := os.Getenv("OUTBOUND_CACHE"); cache != "" {
 		out = append(out, filepath.Join(cache, "playwright", "driver"))
+	}
+	if dir := UserDriverDir(); dir != "" {
+		out = append(out, dir)
 	}
 	var starts []string
 	if wd, err := os.Getwd(); err == nil {
@@ -93,7 +118,7 @@ func driverCandidates() []string {
 			dir = parent
 		}
 	}
-	return out
+	return append(out, SystemDriverDirs...)
 }
 
 func checkDriverDir(dir string) error {
@@ -112,7 +137,7 @@ func findNode() (string, error) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		return "", &MissingError{What: "node (Node.js 20), which runs the Playwright driver", Looked: []string{"PATH"},
-			Fix: "install Node.js 20 (`apt-get install nodejs npm`), or set PLAYWRIGHT_NODEJS_PATH to a node binary"}
+			Fix: "install Node.js (`apt-get install nodejs npm`), or set PLAYWRIGHT_NODEJS_PATH to a node binary"}
 	}
 	return node, nil
 }

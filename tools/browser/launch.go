@@ -14,8 +14,12 @@ import (
 // DefaultChromium is the Chromium binary that Debian's chromium package installs.
 const DefaultChromium = "/usr/bin/chromium"
 
-// fixHint ends every setup error: the one command that installs everything.
-const fixHint = "run `bash scripts/test.sh` or see README"
+// ChromiumCandidates are the places Chromium is looked for, in order,
+// when neither Options.ExecutablePath nor $OUTBOUND_CHROMIUM names it.
+var ChromiumCandidates = []string{DefaultChromium, "/usr/lib/chromium/chromium", "/usr/bin/chromium-browser"}
+
+// fixHint ends every setup error: the command that says what to install.
+const fixHint = "run `console doctor`"
 
 // baseArgs keep Chromium quiet: no GPU, and as little traffic of its own as
 // its flags allow. They do not stop all of it; see BlockDNSArg.
@@ -185,10 +189,20 @@ func chromiumPath(explicit string) (string, error) {
 	}
 	if path == "" {
 		path, from = DefaultChromium, "the default"
+		for _, c := range ChromiumCandidates {
+			if checkExecutable(c) == nil {
+				path = c
+				break
+			}
+		}
 	}
 	if err := checkExecutable(path); err != nil {
 		if errors.Is(err, errNoSuchFile) {
-			return "", &MissingError{What: "Chromium", Looked: []string{path + " (from " + from + ")"},
+			looked := []string{path + " (from " + from + ")"}
+			if from == "the default" {
+				looked = ChromiumCandidates
+			}
+			return "", &MissingError{What: "Chromium", Looked: looked,
 				Fix: "install it with `apt-get install chromium` or set OUTBOUND_CHROMIUM to a Chromium binary"}
 		}
 		return "", fmt.Errorf("browser: Chromium %q (from %s): %w: install it with `apt-get install chromium` or set OUTBOUND_CHROMIUM to a Chromium binary", path, from, err)

@@ -57,7 +57,7 @@ func TestLaunchRejectsBrokenSetup(t *testing.T) {
 		{
 			name: "driver folder without playwright-core",
 			env:  map[string]string{"PLAYWRIGHT_DRIVER_PATH": fake.dir},
-			want: []string{fake.dir, "no package/cli.js", "playwright-core", "bash scripts/test.sh"},
+			want: []string{fake.dir, "no package/cli.js", "playwright-core", "console doctor"},
 		},
 		{
 			name: "node path unset and no node on PATH",
@@ -199,6 +199,7 @@ func TestDriverIsFoundWithoutVariables(t *testing.T) {
 	t.Setenv("PLAYWRIGHT_DRIVER_PATH", "")
 	t.Setenv("PLAYWRIGHT_NODEJS_PATH", fake.node)
 	t.Setenv("OUTBOUND_CHROMIUM", fake.chromium)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 
 	t.Run("in a parent's .cache", func(t *testing.T) {
 		repo := t.TempDir()
@@ -228,6 +229,17 @@ func TestDriverIsFoundWithoutVariables(t *testing.T) {
 			t.Fatalf("findDriver() = %q, %v; want %q", got, err, driver)
 		}
 	})
+	t.Run("in the user's cache", func(t *testing.T) {
+		cache := t.TempDir()
+		t.Setenv("XDG_CACHE_HOME", cache)
+		t.Setenv("OUTBOUND_CACHE", "")
+		t.Chdir(t.TempDir())
+		driver := filepath.Join(cache, "outbound", "playwright", "driver")
+		writeFile(t, filepath.Join(driver, "package", "cli.js"), 0o644)
+		if got, err := findDriver(); err != nil || got != driver || UserDriverDir() != driver {
+			t.Fatalf("findDriver() = %q, %v; want %q", got, err, driver)
+		}
+	})
 	t.Run("nowhere", func(t *testing.T) {
 		empty := t.TempDir()
 		t.Chdir(empty)
@@ -237,7 +249,7 @@ func TestDriverIsFoundWithoutVariables(t *testing.T) {
 		if !errors.As(err, &missing) {
 			t.Fatalf("Available() = %v, want a *MissingError", err)
 		}
-		for _, want := range []string{"playwright-core " + DriverVersion, filepath.Join(empty, ".cache", "playwright", "driver"), "bash scripts/test.sh"} {
+		for _, want := range []string{"playwright-core " + DriverVersion, filepath.Join(empty, ".cache", "playwright", "driver"), "console doctor"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not mention %q", err, want)
 			}
