@@ -31,6 +31,10 @@ const (
 	CallIntegrationName = "call_integration"
 )
 
+// IsBrowserTool reports whether name is one of the browser_* tools, whose
+// calls and page requests are recorded under their own names.
+func IsBrowserTool(name string) bool { return strings.HasPrefix(name, "browser_") }
+
 // Effect is a tool's side-effect class.
 type Effect string
 

@@ -179,6 +179,25 @@ var SettingDefs = []SettingDef{
 		func(s *Settings) string { return strconv.Itoa(s.RetentionDays) }},
 }
 
+// SettingChoice is one value of a setting that takes one of a few, with
+// what it means.
+type SettingChoice struct {
+	Value, Label string
+}
+
+// SettingChoices lists the values of a setting that takes one of a few
+// (the console shows them as a select), or nil for a free-form setting.
+func SettingChoices(key string) []SettingChoice {
+	if key == settingBrowser {
+		return []SettingChoice{
+			{string(BrowserOff), "off: the browser tools are not offered"},
+			{string(BrowserConfirm), "confirm: after reading the web, a person confirms each typing or submitting"},
+			{string(BrowserReadOnly), "read_only: agents read pages but never type or submit"},
+		}
+	}
+	return nil
+}
+
 // SettingError is a rejected setting value: the key, the value, and what
 // is wrong with it including how to write it.
 type SettingError struct {

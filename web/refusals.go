@@ -253,6 +253,8 @@ func viaText(proxied bool, tool string) string {
 		return "the tool call"
 	case tool == tools.TakeScreenshotName:
 		return "a request of the page, through the screenshot's proxy"
+	case tools.IsBrowserTool(tool):
+		return "a request of the page, through the conversation's browser proxy"
 	}
 	return "a request through the proxy"
 }

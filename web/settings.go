@@ -46,6 +46,9 @@ func settingsForm(st app.SettingsState, typed, errs map[string]string) views.Set
 		if v, ok := typed[d.Key]; ok {
 			fd.Value = v
 		}
+		for _, c := range tools.SettingChoices(d.Key) {
+			fd.Choices = append(fd.Choices, views.SettingChoice{Value: c.Value, Label: c.Label})
+		}
 		if d.Key == retentionKey {
 			fd.Warning = retentionWarning
 			if n, ok := shrunk(fd.Stored, fd.Value); ok {

@@ -88,7 +88,11 @@ func TestSettingsPageShowsEverySetting(t *testing.T) {
 			if row.Length() != 1 {
 				t.Fatalf("no row for %s", d.Key)
 			}
-			if got := row.Find(`input[name="`+d.Key+`"]`).AttrOr("value", "<none>"); got != defaults.Value(d.Key) {
+			got := row.Find(`input[name="`+d.Key+`"]`).AttrOr("value", "<none>")
+			if tools.SettingChoices(d.Key) != nil {
+				got = row.Find(`select[name="` + d.Key + `"] option[selected]`).AttrOr("value", "<none>")
+			}
+			if got != defaults.Value(d.Key) {
 				t.Errorf("input value %q, want the value in force %q", got, defaults.Value(d.Key))
 			}
 			text := row.Text()
@@ -354,5 +358,44 @@ func TestSettingsStaleRevisionIsAConflict(t *testing.T) {
 		if r.Target == "timeout" && (r.Before != "45s" || r.After != "20s") {
 			t.Fatalf("timeout audited as %q → %q, want 45s → 20s", r.Before, r.After)
 		}
+	}
+}
+
+// TestSettingsBrowserModeIsASelect: the browser setting offers its three
+// modes, each explained; choosing one saves it, and a value stored by hand
+// that is no mode is shown, not silently replaced.
+func TestSettingsBrowserModeIsASelect(t *testing.T) {
+	h := newHarness(t)
+	b := h.signedIn("ada", models.RoleAdmin)
+	sel := b.get("/settings").doc.Find(`[data-testid="setting-browser"] select[name="browser"]`)
+	var values []string
+	sel.Find("option").Each(func(_ int, o *goquery.Selection) { values = append(values, o.AttrOr("value", "")) })
+	if strings.Join(values, ",") != "off,confirm,read_only" || !strings.Contains(sel.Text(), "a person confirms") {
+		t.Fatalf("options %v: %s", values, sel.Text())
+	}
+	for _, key := range []string{"browser_idle", "browser_contexts"} {
+		if b.get("/settings").doc.Find(`[data-testid="setting-`+key+`"] input[name="`+key+`"]`).Length() != 1 {
+			t.Fatalf("%s has no input", key)
+		}
+	}
+	form := openSettings(t, b)
+	form.Set("browser", "confirm")
+	resp := b.postForm("/settings", form)
+	resp.Body.Close()
+	if m := storedSettingsMap(t, h); resp.StatusCode != http.StatusSeeOther || m["browser"] != "confirm" {
+		t.Fatalf("save: %d, stored %v", resp.StatusCode, m)
+	}
+	if got := b.get("/settings").doc.Find(`select[name="browser"] option[selected]`).AttrOr("value", ""); got != "confirm" {
+		t.Fatalf("selected %q after the save", got)
+	}
+	form = openSettings(t, b)
+	form.Set("browser", "sometimes")
+	p := b.post("/settings", form)
+	if p.status != http.StatusUnprocessableEntity || p.doc.Find(`select[name="browser"] option[selected]`).AttrOr("value", "") != "sometimes" ||
+		!strings.Contains(p.doc.Find(`[data-testid="setting-browser"] [data-testid="field-error"]`).Text(), "off, confirm or read_only") {
+		t.Fatalf("an invalid mode: %d %s", p.status, p.doc.Find(`[data-testid="setting-browser"]`).Text())
+	}
+	if m := storedSettingsMap(t, h); m["browser"] != "confirm" {
+		t.Fatalf("an invalid mode was stored: %v", m)
 	}
 }
