@@ -90,7 +90,7 @@ func TestSettingsPageShowsEverySetting(t *testing.T) {
 			}
 			got := row.Find(`input[name="`+d.Key+`"]`).AttrOr("value", "<none>")
 			if tools.SettingChoices(d.Key) != nil {
-				got = row.Find(`select[name="` + d.Key + `"] option[selected]`).AttrOr("value", "<none>")
+				got = row.Find(`select[name="`+d.Key+`"] option[selected]`).AttrOr("value", "<none>")
 			}
 			if got != defaults.Value(d.Key) {
 				t.Errorf("input value %q, want the value in force %q", got, defaults.Value(d.Key))
