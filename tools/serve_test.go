@@ -289,3 +289,34 @@ func TestMCPWithoutATokenSaysHowToGetOne(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPSchemasCarryTheirBounds: a client reads start ≥ 0 and the
+// screenshot's width and height ranges from the listed input schemas.
+func TestMCPSchemasCarryTheirBounds(t *testing.T) {
+	e := statusPageEnv(t)
+	e.reg.Add(ScreenshotTool(nil))
+	tools := toolsByName(t, connectMCP(t, e.reg.MCPServer("test", "local"), nil))
+	type prop struct {
+		Minimum, Maximum *float64
+	}
+	props := func(name string) map[string]prop {
+		raw, _ := json.Marshal(tools[name].InputSchema)
+		var s struct{ Properties map[string]prop }
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Properties
+	}
+	if p := props("fetch_url")["start"]; p.Minimum == nil || *p.Minimum != 0 {
+		t.Fatalf("start: %+v", p)
+	}
+	for _, side := range []string{"width", "height"} {
+		if p := props("take_screenshot")[side]; p.Minimum == nil || p.Maximum == nil || *p.Minimum != shotMinSide || *p.Maximum < 1920 {
+			t.Fatalf("%s: %+v", side, p)
+		}
+	}
+	res := callMCP(t, connectMCP(t, e.reg.MCPServer("test", "local"), nil), "take_screenshot", map[string]any{"url": "https://status.example.com/", "width": -5})
+	if text := textOf(t, res); !res.IsError || !strings.Contains(text, "The field width is -5; it must be from") || strings.Contains(text, "minimum") {
+		t.Fatalf("a width out of range: %q", text)
+	}
+}
