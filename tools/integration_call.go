@@ -121,7 +121,10 @@ func (x *Integrations) Call(ctx context.Context, turn Turn, name string, params 
 		// A request the policy refuses anyway is not put to a person: it
 		// goes on to be refused (and recorded) by the guard.
 		req := in.request(vals)
-		if !x.guard.Decide(ctx, req.URL).Allowed {
+		dctx, cancel := context.WithTimeout(ctx, x.settings().Guard.Timeout)
+		allowed := x.guard.Decide(dctx, req.URL).Allowed
+		cancel()
+		if !allowed {
 			return x.run(ctx, turn, in, vals)
 		}
 		if r := confirmIfReadWeb(ctx, integrationSideEffect(in, req)); r != nil {

@@ -11,7 +11,7 @@ const (
 	ReasonReadsPerTurn       guard.Reason = "reads_per_turn"      // the turn's page budget is spent
 	ReasonBadStart           guard.Reason = "bad_start"           // fetch_url's start offset is outside the page
 	ReasonBadSize            guard.Reason = "bad_size"            // a screenshot size outside the settings' limits
-	ReasonBrowser            guard.Reason = "browser"             // the screenshot browser failed
+	ReasonBrowser            guard.Reason = "browser"             // the browser is not available here, or failed
 	ReasonUnknownIntegration guard.Reason = "unknown_integration" // no integration has that name
 	ReasonBadParams          guard.Reason = "bad_params"          // a tool's input, or an integration's parameters, missing or mistyped
 
