@@ -355,3 +355,21 @@ func TestWebReadsForgetOnlyWhatCannotMatter(t *testing.T) {
 		t.Fatal("the overflow rule outlived the forgotten conversation's idle time")
 	}
 }
+
+// BenchmarkWebReads: marking and reading a conversation in a store at its
+// full size, as every tool call does once.
+func BenchmarkWebReads(b *testing.B) {
+	w := newWebReads(webReadsMax, webReadsIdle)
+	now := time.Now()
+	for i := range webReadsMax {
+		w.mark(fmt.Sprint("t", i), now)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		thread := fmt.Sprint("n", i)
+		w.mark(thread, now)
+		if !w.read(thread, now) {
+			b.Fatal("lost a mark")
+		}
+	}
+}
