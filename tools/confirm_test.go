@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -371,5 +372,36 @@ func BenchmarkWebReads(b *testing.B) {
 		if !w.read(thread, now) {
 			b.Fatal("lost a mark")
 		}
+	}
+}
+
+// TestMCPConfirmationOverStreamableHTTP: the person is asked over /mcp as
+// over stdio, for a client on the current protocol and on 2025-06-18.
+func TestMCPConfirmationOverStreamableHTTP(t *testing.T) {
+	for _, version := range []string{"", "2025-06-18"} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			e := newConfirmEnv(t, BrowserConfirm)
+			srv := httptest.NewServer(MCPHandler(e.reg.MCPServer("test", "local"), testAgents))
+			defer srv.Close()
+			person := &elicitingClient{action: "accept"}
+			transport := &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{"secret-token"}}}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: person.handle}).
+				Connect(context.Background(), transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			callMCP(t, cs, "read_page", nil)
+			res := callMCP(t, cs, "type_text", map[string]any{"text": "ada@example.com"})
+			if res.IsError || e.typed.Load() != 1 || len(person.asked()) != 1 {
+				t.Fatalf("typed %d, asked %d: %q", e.typed.Load(), len(person.asked()), textOf(t, res))
+			}
+			person.mu.Lock()
+			person.action = "decline"
+			person.mu.Unlock()
+			if res := callMCP(t, cs, "type_text", map[string]any{"text": "ada@example.com"}); !res.IsError || e.typed.Load() != 1 || len(person.asked()) != 2 {
+				t.Fatalf("declined: typed %d, %q", e.typed.Load(), textOf(t, res))
+			}
+		})
 	}
 }

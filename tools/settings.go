@@ -157,7 +157,7 @@ var SettingDefs = []SettingDef{
 	{"screenshot_max_page_height", "Screenshot max page length", "Where a full-page screenshot is cut, in pixels; the answer says when it was.",
 		func(s *Settings, v string) error { return parseInt(v, 480, 30000, "8000", &s.ShotMaxPageHeight) },
 		func(s *Settings) string { return strconv.Itoa(s.ShotMaxPageHeight) }},
-	{settingBrowser, "Browser tools", "Whether agents get the browser tools (browser_open, browser_read, browser_find, browser_click, browser_type): off, confirm (once a conversation has read the web, every typing or submitting needs a person's confirmation), or read_only (no typing or submitting at all).",
+	{settingBrowser, "Browser tools", "Whether agents get the browser tools (browser_open, browser_read, browser_find, browser_click, browser_type): off, confirm (once a conversation has read the web, every typing or submitting needs a person's confirmation), or read_only (no typing or submitting at all). A person confirms in an MCP client that supports elicitation; the JSON API refuses such steps.",
 		func(s *Settings, v string) error {
 			m, err := parseBrowserMode(v)
 			s.Browser = m
