@@ -5,10 +5,12 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/outboundhq/outbound/tools"
 )
@@ -120,5 +122,41 @@ func TestTerminalConfirmationAsksEveryTime(t *testing.T) {
 	}
 	if isTerminal(strings.NewReader("")) {
 		t.Fatal("a reader is not a terminal")
+	}
+}
+
+// TestServeAndMCPWarnAtStart: a console whose settings turn the browser
+// tools on, where the browser is missing, says so once in its log at
+// start, for serve and for mcp alike.
+func TestServeAndMCPWarnAtStart(t *testing.T) {
+	brokenBrowser(t)
+	db := existingDB(t)
+	if r := runCLI(t, "settings", "set", "browser", "read_only", "--db", db); r.code != 0 {
+		t.Fatalf("settings set: %+v", r)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr lockedBuffer
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, env{strings.NewReader(""), io.Discard, &stderr}, db, l) }()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "Outbound console on"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve never started: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if n := strings.Count(stderr.String(), "the browser tools are on but the browser cannot work"); n != 1 {
+		t.Fatalf("serve warned %d times:\n%s", n, stderr.String())
+	}
+
+	var mcpErr bytes.Buffer
+	code := run(context.Background(), env{strings.NewReader(""), io.Discard, &mcpErr}, []string{"mcp", "--db", db})
+	if code != 0 || strings.Count(mcpErr.String(), "run `console doctor` for the fix") != 1 {
+		t.Fatalf("mcp: exit %d\n%s", code, mcpErr.String())
 	}
 }
