@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/tools/extract"
 )
 
 // DataNote opens every page fetch_url returns. A page is written by
@@ -43,17 +44,9 @@ func (r *FetchResult) Answer() string {
 	}
 	b.WriteString(text + "\n")
 	if len(r.Links) > 0 {
-		b.WriteString("\nLinks:\n")
-		for _, l := range r.Links {
-			fmt.Fprintf(&b, "- [%s](%s)\n", linkText(l.Text), l.URL)
-		}
+		b.WriteString("\n" + extract.LinksSection(r.Links))
 	}
 	return b.String()
-}
-
-func linkText(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return strings.NewReplacer("[", "(", "]", ")").Replace(s)
 }
 
 // RefusalAnswer renders a refusal as one readable answer for the agent:

@@ -144,7 +144,7 @@ func TestFetchReadsTheArticleUnderTheNote(t *testing.T) {
 	for _, want := range []string{
 		DataNote + "\nURL: http://status.example.com/incidents/42\nTitle: Incident 42: API errors\nCharacters 0 to ",
 		"# Elevated API error rates", "## What you can do", "- Retry failed requests.",
-		"[incident history](http://status.example.com/history)", "\nLinks:\n- [incident history](http://status.example.com/history)",
+		"Check the incident history [1] for updates.", "\nLinks:\n[1]: http://status.example.com/history\n",
 	} {
 		if !strings.Contains(ans, want) {
 			t.Errorf("answer lacks %q:\n%s", want, ans)

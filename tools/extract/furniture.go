@@ -28,11 +28,38 @@ var furniture = map[atom.Atom]bool{
 	atom.Form: true,
 }
 
+// isFurniture reports whether n is part of the page's chrome. A form is,
+// unless it holds the page's content: some sites (ASP.NET WebForms) wrap
+// the whole body in one.
+func isFurniture(n *html.Node) bool {
+	a := tagOf(n)
+	if !furniture[a] {
+		return false
+	}
+	if a != atom.Form {
+		return true
+	}
+	holdsContent := func(n *html.Node) bool { return true }
+	return findElement(n, atom.Main, holdsContent) == nil && findElement(n, atom.Article, holdsContent) == nil &&
+		findElement(n, atom.H1, holdsContent) == nil
+}
+
+// tagOf is n's element kind. Readability creates elements without one
+// (the paragraphs it makes of runs of <br>), so their name decides; an
+// element it renamed ("h1" to "h2", "div" to "p") keeps its original
+// kind, which is what the page meant.
+func tagOf(n *html.Node) atom.Atom {
+	if n.DataAtom != 0 || n.Type != html.ElementNode {
+		return n.DataAtom
+	}
+	return atom.Lookup([]byte(n.Data))
+}
+
 // isNeverText reports whether n and its subtree never contribute text or
 // links: an element of a neverText kind. Elements hidden from readers are
 // already gone (dropHiddenText).
 func isNeverText(n *html.Node) bool {
-	return n.Type == html.ElementNode && neverText[n.DataAtom]
+	return n.Type == html.ElementNode && neverText[tagOf(n)]
 }
 
 func attr(n *html.Node, key string) string {
