@@ -16,9 +16,16 @@ import (
 // sniffing rules: byte order mark, then the Content-Type charset, then a
 // <meta> charset in the first 1024 bytes, then a guess.
 func decodeHTML(body []byte, contentType string) string {
-	enc, _, _ := charset.DetermineEncoding(body, contentType)
+	enc, name, _ := charset.DetermineEncoding(body, contentType)
+	if name == "utf-8" && !bytes.HasPrefix(body, utf8BOM) && utf8.Valid(body) {
+		// Most pages: nothing to convert, and running the decoder
+		// would only copy the body once more.
+		return string(body)
+	}
 	return decodeWith(enc, body)
 }
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // decodeText converts a text body (plain, Markdown, CSV, JSON, XML) to
 // UTF-8. Unlike HTML, text has no <meta> to consult, so the order is: byte
@@ -42,7 +49,7 @@ func decodeText(body []byte, contentType string) string {
 
 func bomEncoding(body []byte) encoding.Encoding {
 	switch {
-	case bytes.HasPrefix(body, []byte{0xEF, 0xBB, 0xBF}):
+	case bytes.HasPrefix(body, utf8BOM):
 		return unicode.UTF8BOM
 	case bytes.HasPrefix(body, []byte{0xFE, 0xFF}):
 		return unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM)

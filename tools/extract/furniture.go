@@ -139,3 +139,31 @@ func isElement(a atom.Atom) func(*html.Node) bool {
 }
 
 func always(*html.Node) bool { return true }
+
+// dropChrome removes, before Readability looks at the page, what no
+// rendering of it ever shows and Readability would otherwise copy and
+// score on every pass: navigation outside the page's <main> or <article>,
+// SVG drawings, templates and comments. Less tree makes Readability
+// faster, and a menu it never sees is one it cannot mistake for content.
+// Other furniture stays: Readability weighs a sidebar or a footer when it
+// decides where the article ends.
+func dropChrome(n *html.Node, inContent bool) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		switch c.Type {
+		case html.CommentNode:
+			n.RemoveChild(c)
+		case html.ElementNode:
+			a := c.DataAtom
+			switch {
+			case a == atom.Svg || a == atom.Template:
+				n.RemoveChild(c)
+			case !inContent && a == atom.Nav:
+				n.RemoveChild(c)
+			case !neverText[a] || a == atom.Head:
+				dropChrome(c, inContent || a == atom.Main || a == atom.Article)
+			}
+		}
+		c = next
+	}
+}

@@ -29,6 +29,7 @@ func extractHTML(body []byte, contentType string, page *url.URL) (Page, error) {
 	base := &baseURL{url: withBaseElement(doc, page)}
 	scripted := runsScripts(doc)
 	dropHiddenText(doc)
+	dropChrome(doc, false)
 	parser := readability.NewParser()
 	article, err := parser.ParseAndMutate(doc, readabilityURL(base.url))
 	if err != nil {

@@ -157,8 +157,8 @@ func (b *proseBlock) prose() int {
 // reader sees: a page that runs scripts and shows next to nothing without
 // them is drawn by those scripts.
 func isScriptShell(text string) bool {
-	const thin = 20 // words
-	return len(strings.Fields(text)) < thin && utf8.RuneCountInString(text) < 200
+	const thinWords, thinChars = 20, 200
+	return len(text) < 4*thinChars && utf8.RuneCountInString(text) < thinChars && len(strings.Fields(text)) < thinWords
 }
 
 // runsScripts reports whether the page has scripts that could draw it:
