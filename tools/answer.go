@@ -39,14 +39,33 @@ func (r *FetchResult) Answer() string {
 	}
 	b.WriteString("\n\n")
 	text := strings.TrimSpace(p.text)
-	if text == "" {
-		text = "(The page has no text.)"
+	switch {
+	case r.ScriptDrawn:
+		if text != "" {
+			b.WriteString(text + "\n\n")
+		}
+		b.WriteString(r.scriptDrawnNote() + "\n")
+	case text == "":
+		b.WriteString("(The page has no text.)\n")
+	default:
+		b.WriteString(text + "\n")
 	}
-	b.WriteString(text + "\n")
 	if len(r.Links) > 0 {
 		b.WriteString("\n" + extract.LinksSection(r.Links))
 	}
 	return b.String()
+}
+
+// scriptDrawnNote tells the agent why a page reads empty and where its
+// content can still be seen: the page is drawn by JavaScript, which
+// fetch_url does not run.
+func (r *FetchResult) scriptDrawnNote() string {
+	note := "(This page draws its content with JavaScript, which " + FetchURLName + " does not run, so it has little or no text here. " +
+		TakeScreenshotName + " shows the page as a browser draws it"
+	if r.browserTools {
+		note += "; the browser tools (browser_open, then browser_read) read the drawn page"
+	}
+	return note + ".)"
 }
 
 // RefusalAnswer renders a refusal as one readable answer for the agent:

@@ -59,6 +59,7 @@ type FetchResponse struct {
 	NextStart      *int           `json:"next_start"`
 	Text           string         `json:"text"`
 	Links          []extract.Link `json:"links"`
+	ScriptDrawn    bool           `json:"script_drawn,omitempty"`
 	// Answer is exactly the text an agent reads over MCP.
 	Answer string `json:"answer"`
 }
@@ -71,6 +72,7 @@ func (r *FetchResult) JSON() FetchResponse {
 	}
 	out.URL, out.RedirectedFrom, out.Status, out.Title = r.URL, r.RedirectedFrom, r.Status, r.Title
 	out.Start, out.End, out.Total, out.Text = r.Part.start, r.Part.end, r.Part.total, r.Part.text
+	out.ScriptDrawn = r.ScriptDrawn
 	if r.Part.end < r.Part.total {
 		next := r.Part.end
 		out.NextStart = &next

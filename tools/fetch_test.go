@@ -408,3 +408,28 @@ func TestFetchBadStart(t *testing.T) {
 		t.Fatalf("%+v", res.Refusal)
 	}
 }
+
+func TestFetchScriptDrawnPageSaysSo(t *testing.T) {
+	e := newToolEnv(t)
+	e.serve(t, "app.example.com", "93.184.216.34", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><head><title>Dashboard</title><script src="/app.js"></script></head><body><div id="root"></div></body></html>`)
+	}))
+	res := e.fetcher.Fetch(context.Background(), turnA, FetchInput{URL: "http://app.example.com/"})
+	if !res.OK() || !res.ScriptDrawn {
+		t.Fatalf("want a page read as drawn by scripts, got %+v", res)
+	}
+	ans := res.Answer()
+	for _, want := range []string{"draws its content with JavaScript", TakeScreenshotName} {
+		if !strings.Contains(ans, want) {
+			t.Errorf("answer lacks %q:\n%s", want, ans)
+		}
+	}
+	if strings.Contains(ans, "browser_open") || strings.Contains(ans, "has no text.)") {
+		t.Errorf("answer suggests browser tools that are off, or says only that there is no text:\n%s", ans)
+	}
+	res.browserTools = true
+	if ans := res.Answer(); !strings.Contains(ans, "browser_open") {
+		t.Errorf("with the browser tools on, the answer does not suggest them:\n%s", ans)
+	}
+}

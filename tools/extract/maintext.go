@@ -82,7 +82,8 @@ func (m *pageMeasure) isMainText(r rendering, candidate *html.Node) bool {
 	return r.chars >= minShareChars && r.chars*maxShrink >= m.wholePage().chars
 }
 
-// proseChars counts the characters of running text under n: the text,
+// proseChars counts the characters (spaces aside) of running text under
+// n: the text,
 // outside links, of the blocks that hold at least proseBlockWords words of
 // it. Furniture does not count, except a <header> inside Readability's
 // article (inArticle), which holds its headline.
