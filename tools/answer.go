@@ -65,8 +65,8 @@ func (r *FetchResult) Answer() string {
 // content can still be seen: the page is drawn by JavaScript, which
 // fetch_url does not run.
 func (r *FetchResult) scriptDrawnNote() string {
-	note := "(This page draws its content with JavaScript, which " + FetchURLName + " does not run, so it has little or no text here. " +
-		TakeScreenshotName + " shows the page as a browser draws it"
+	note := "(This page shows little or no text without running its scripts, which " + FetchURLName +
+		" does not run: it is drawn by JavaScript. " + TakeScreenshotName + " shows the page as a browser draws it"
 	if r.browserTools {
 		note += "; the browser tools (browser_open, then browser_read) read the drawn page"
 	}
