@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"io"
 	"mime"
 	"strings"
 	"unicode/utf8"
@@ -12,17 +13,16 @@ import (
 	"golang.org/x/text/encoding/unicode"
 )
 
-// decodeHTML converts an HTML body to UTF-8 following the HTML encoding
+// decodeHTML reads an HTML body as UTF-8 following the HTML encoding
 // sniffing rules: byte order mark, then the Content-Type charset, then a
 // <meta> charset in the first 1024 bytes, then a guess.
-func decodeHTML(body []byte, contentType string) string {
+func decodeHTML(body []byte, contentType string) io.Reader {
 	enc, name, _ := charset.DetermineEncoding(body, contentType)
 	if name == "utf-8" && !bytes.HasPrefix(body, utf8BOM) && utf8.Valid(body) {
-		// Most pages: nothing to convert, and running the decoder
-		// would only copy the body once more.
-		return string(body)
+		// Most pages: nothing to convert, and no copy of the body.
+		return bytes.NewReader(body)
 	}
-	return decodeWith(enc, body)
+	return strings.NewReader(decodeWith(enc, body))
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}

@@ -143,7 +143,7 @@ func always(*html.Node) bool { return true }
 // dropChrome removes, before Readability looks at the page, what no
 // rendering of it ever shows and Readability would otherwise copy and
 // score on every pass: navigation outside the page's <main> or <article>,
-// SVG drawings, templates and comments. Less tree makes Readability
+// SVG drawings, templates, comments and the whitespace between blocks. Less tree makes Readability
 // faster, and a menu it never sees is one it cannot mistake for content.
 // Other furniture stays: Readability weighs a sidebar or a footer when it
 // decides where the article ends.
@@ -153,6 +153,12 @@ func dropChrome(n *html.Node, inContent bool) {
 		switch c.Type {
 		case html.CommentNode:
 			n.RemoveChild(c)
+		case html.TextNode:
+			// The indentation between two blocks is no text: it only
+			// makes the tree Readability copies larger.
+			if isLayoutWhitespace(c) {
+				n.RemoveChild(c)
+			}
 		case html.ElementNode:
 			a := c.DataAtom
 			switch {
@@ -166,4 +172,38 @@ func dropChrome(n *html.Node, inContent bool) {
 		}
 		c = next
 	}
+}
+
+// isLayoutWhitespace reports whether a text node is only whitespace
+// between two blocks (or a block and the edge of its parent), where no
+// reader sees it: "<div>\n  <p>…</p>\n  <p>…</p>\n</div>". Between
+// inline elements ("<b>a</b> <i>b</i>") a space separates words, and it
+// stays; so does everything in <pre>, which dropChrome never reaches with
+// this (a <pre> holds no blocks).
+func isLayoutWhitespace(t *html.Node) bool {
+	if strings.TrimLeft(t.Data, " \t\n\r\f") != "" {
+		return false
+	}
+	return isLayoutBlock(t.PrevSibling) && isLayoutBlock(t.NextSibling) && tagOf(t.Parent) != atom.Pre
+}
+
+// isLayoutBlock reports whether n is nothing (the edge of its parent) or
+// an element that starts a block of its own.
+func isLayoutBlock(n *html.Node) bool {
+	if n == nil {
+		return true
+	}
+	if n.Type != html.ElementNode {
+		return false
+	}
+	a := tagOf(n)
+	return blockElements[a] || cellElements[a] || layoutElements[a]
+}
+
+// layoutElements are blocks that blockElements leaves out because the
+// renderer handles them on their own.
+var layoutElements = map[atom.Atom]bool{
+	atom.Html: true, atom.Head: true, atom.Body: true, atom.Table: true, atom.Thead: true,
+	atom.Tbody: true, atom.Tfoot: true, atom.Tr: true, atom.Nav: true, atom.Aside: true,
+	atom.Form: true, atom.Title: true, atom.Meta: true, atom.Link: true,
 }

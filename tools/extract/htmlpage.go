@@ -3,7 +3,6 @@ package extract
 import (
 	"fmt"
 	"net/url"
-	"strings"
 	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
@@ -22,7 +21,7 @@ import (
 // serves as the fallback rendering and as the source of the page's links
 // and title.
 func extractHTML(body []byte, contentType string, page *url.URL) (Page, error) {
-	doc, err := html.Parse(strings.NewReader(decodeHTML(body, contentType)))
+	doc, err := html.Parse(decodeHTML(body, contentType))
 	if err != nil {
 		return Page{}, fmt.Errorf("extract: parsing HTML: %w", err)
 	}
