@@ -7,24 +7,51 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// pageTitle is the page's title as Readability cleans it: from the
-// article's metadata when the page declares it (JSON-LD, Open Graph),
-// else the <title> without the site's name and its separator ("Release
-// notes | Acme" reads "Release notes"). The raw title is kept only when
-// Readability found none, or when Readability's is the <title> of an SVG
-// icon, which it takes for the page's when the page has no title of its
-// own.
+// pageTitle is the page's title as Readability cleans it: the <title>
+// without the site's name and its separator ("Release notes | Acme" reads
+// "Release notes"), or the title the article's metadata declares (JSON-LD,
+// Open Graph). A title is taken only where people see it: in the <title>
+// (a browser's tab), a <meta> title (a link's preview in a chat or a
+// search result), or a visible heading. A title only JSON-LD declares sits
+// in a <script>, which no reader sees: taking it would be a way round the
+// rule that hidden text never reaches the agent. The raw title stands in when Readability's
+// is not taken, and when Readability's is the <title> of an SVG icon,
+// which it takes for the page's when the page has no title of its own.
 func pageTitle(doc *html.Node, cleaned string) string {
 	cleaned = collapse(cleaned)
-	if cleaned == "" {
-		return documentTitle(doc)
+	raw := documentTitle(doc)
+	if cleaned == "" || !shownTitle(doc, raw, cleaned) {
+		return raw
 	}
-	if documentTitle(doc) == "" {
+	if raw == "" {
 		if icon := findElement(doc, atom.Title, func(n *html.Node) bool { return n.Namespace == "svg" }); icon != nil && ownText(icon) == cleaned {
 			return ""
 		}
 	}
 	return cleaned
+}
+
+// shownTitle reports whether people see title: in the <title> (raw), a
+// <meta> that titles the page's previews, or a heading that survived the
+// removal of hidden text.
+func shownTitle(doc *html.Node, raw, title string) bool {
+	if strings.Contains(raw, title) {
+		return true
+	}
+	titles := func(m *html.Node) bool {
+		name := strings.ToLower(attr(m, "property") + " " + attr(m, "name"))
+		return strings.Contains(name, "title") && strings.Contains(collapse(attr(m, "content")), title)
+	}
+	if findElement(doc, atom.Meta, titles) != nil {
+		return true
+	}
+	isHeading := func(n *html.Node) bool { return headingLevel[n.DataAtom] > 0 }
+	for h := range visibleElements(doc, isHeading, always) {
+		if strings.Contains(textContent(h), title) {
+			return true
+		}
+	}
+	return false
 }
 
 // documentTitle is the text of the page's <title> or, for pages without
