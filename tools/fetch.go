@@ -29,8 +29,13 @@ type FetchResult struct {
 	Title          string
 	Part           part
 	Links          []extract.Link // on the first part only
+	// ScriptDrawn is true when the page shows next to no text without
+	// running its scripts (extract.Page.ScriptDrawn).
+	ScriptDrawn bool
 	// Cached is true when the page came from the cache, unfetched.
 	Cached bool
+
+	browserTools bool // the browser_* tools are offered, so the answer may suggest them
 
 	redirects []string // the hops that led to URL, for the call's record
 }
@@ -109,7 +114,7 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 			Fix:     fmt.Sprintf("Pass a start from 0 to %d.", page.runes)}}
 	}
 	res := FetchResult{URL: page.final, Status: page.status, Title: page.page.Title, Part: cutPart(page.page.Text, page.runes, in.Start, s.PageChars),
-		Cached: cached, redirects: page.redirects}
+		ScriptDrawn: page.page.ScriptDrawn, Cached: cached, redirects: page.redirects, browserTools: s.Browser != BrowserOff && s.Browser != ""}
 	if len(page.redirects) > 0 {
 		if first, last := hostOf(page.redirects[0]), hostOf(page.final); first != last {
 			res.RedirectedFrom = first

@@ -144,7 +144,7 @@ func TestFetchReadsTheArticleUnderTheNote(t *testing.T) {
 	for _, want := range []string{
 		DataNote + "\nURL: http://status.example.com/incidents/42\nTitle: Incident 42: API errors\nCharacters 0 to ",
 		"# Elevated API error rates", "## What you can do", "- Retry failed requests.",
-		"[incident history](http://status.example.com/history)", "\nLinks:\n- [incident history](http://status.example.com/history)",
+		"Check the incident history [1] for updates.", "\nLinks:\n[1]: http://status.example.com/history\n",
 	} {
 		if !strings.Contains(ans, want) {
 			t.Errorf("answer lacks %q:\n%s", want, ans)
@@ -295,7 +295,12 @@ func TestFetchRefusals(t *testing.T) {
 				t.Fatalf("got %+v, want %s/%s", res.Refusal, tt.code, tt.reason)
 			}
 			ans := res.Answer()
-			if !strings.HasPrefix(ans, "fetch_url was refused: "+string(tt.code)) || !strings.Contains(ans, "\nFix: ") {
+			lead := "fetch_url was refused: " + string(tt.code)
+			if res.Refusal.KindOf() == guard.KindNetwork {
+				// A host that does not answer was not refused.
+				lead = "fetch_url could not reach files.example.com: " + string(tt.code)
+			}
+			if !strings.HasPrefix(ans, lead) || !strings.Contains(ans, "\nFix: ") {
 				t.Fatalf("answer:\n%s", ans)
 			}
 		})
@@ -406,5 +411,30 @@ func TestFetchBadStart(t *testing.T) {
 	res := e.fetcher.Fetch(context.Background(), turnA, FetchInput{URL: "http://status.example.com/", Start: 99})
 	if res.OK() || !strings.Contains(res.Refusal.Message, "past the end of the page, which has 5 characters") {
 		t.Fatalf("%+v", res.Refusal)
+	}
+}
+
+func TestFetchScriptDrawnPageSaysSo(t *testing.T) {
+	e := newToolEnv(t)
+	e.serve(t, "app.example.com", "93.184.216.34", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><head><title>Dashboard</title><script src="/app.js"></script></head><body><div id="root"></div></body></html>`)
+	}))
+	res := e.fetcher.Fetch(context.Background(), turnA, FetchInput{URL: "http://app.example.com/"})
+	if !res.OK() || !res.ScriptDrawn {
+		t.Fatalf("want a page read as drawn by scripts, got %+v", res)
+	}
+	ans := res.Answer()
+	for _, want := range []string{"little or no text without running its scripts", "drawn by JavaScript", TakeScreenshotName} {
+		if !strings.Contains(ans, want) {
+			t.Errorf("answer lacks %q:\n%s", want, ans)
+		}
+	}
+	if strings.Contains(ans, "browser_open") || strings.Contains(ans, "has no text.)") {
+		t.Errorf("answer suggests browser tools that are off, or says only that there is no text:\n%s", ans)
+	}
+	res.browserTools = true
+	if ans := res.Answer(); !strings.Contains(ans, "browser_open") {
+		t.Errorf("with the browser tools on, the answer does not suggest them:\n%s", ans)
 	}
 }

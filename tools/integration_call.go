@@ -254,9 +254,11 @@ func (r *IntegrationResult) Answer() string {
 		return RefusalAnswer(r.Name, r.Refusal)
 	}
 	var b strings.Builder
-	b.WriteString(DataNote + "\n")
+	b.WriteString(IntegrationDataNote + "\n")
 	fmt.Fprintf(&b, "Integration: %s\n", r.Name)
-	fmt.Fprintf(&b, "Request: %s %s\n", r.Method, r.URL)
+	// The method but not the URL: the service's address is the admin's
+	// business, and an internal one is not for the model to learn.
+	fmt.Fprintf(&b, "Request: %s\n", r.Method)
 	fmt.Fprintf(&b, "Status: %d %s", r.Status, http.StatusText(r.Status))
 	if r.Status < 200 || r.Status > 299 {
 		b.WriteString(" (the service answered with an error)")

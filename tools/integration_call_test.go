@@ -163,11 +163,23 @@ func TestIntegrationAnswer(t *testing.T) {
 	e.x.Set([]Integration{echoIntegration(svc)})
 	res := e.x.Call(freshConversation(), turnA, "lookup_order", rawParams(t, `{"order_id": "A-1"}`))
 	ans := res.Answer()
-	for _, want := range []string{DataNote, "Integration: lookup_order", "Status: 200 OK", "Content-Type: application/json", "{\n  \"method\": \"POST\",\n"} {
+	for _, want := range []string{IntegrationDataNote + "\nIntegration: lookup_order\nRequest: POST\nStatus: 200 OK", "Content-Type: application/json", "{\n  \"method\": \"POST\",\n"} {
 		if !strings.Contains(ans, want) {
 			t.Errorf("answer lacks %q:\n%s", want, ans)
 		}
 	}
+	if strings.Contains(ans, DataNote) || strings.Contains(ans, "http://"+svc.hostPort()) {
+		t.Errorf("the answer calls the service a web page, or shows the integration's URL:\n%s", ans)
+	}
+
+	t.Run("the tool's description names its purpose, never its URL", func(t *testing.T) {
+		for _, tool := range e.x.Tools() {
+			if !strings.HasPrefix(tool.Description, "Look up an order by its number.") || strings.Contains(tool.Description, svc.hostPort()) ||
+				strings.Contains(tool.Description, "/orders/") {
+				t.Errorf("description %q", tool.Description)
+			}
+		}
+	})
 
 	t.Run("long bodies are cut at page_chars with a note", func(t *testing.T) {
 		e.mu.Lock()

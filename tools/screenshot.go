@@ -362,14 +362,14 @@ func shotSize(in ScreenshotInput, set Settings, words guard.Wording) (int, int, 
 	}
 	bad := func(what string, v, hi int, key string) *guard.Refusal {
 		return &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadSize, Tool: TakeScreenshotName, URL: in.URL,
-			Message: fmt.Sprintf("%s %d is outside 100–%d pixels.", what, v, hi),
-			Fix:     fmt.Sprintf("Pass a %s from 100 to %d, or leave it out for 1280×800; an admin can raise %s.", what, hi, words.SettingPhrase(key)),
+			Message: fmt.Sprintf("%s %d is outside %d–%d pixels.", what, v, shotMinSide, hi),
+			Fix:     fmt.Sprintf("Pass a %s from %d to %d, or leave it out for 1280×800; an admin can raise %s.", what, shotMinSide, hi, words.SettingPhrase(key)),
 			Remedy:  guard.ChangeSetting(key)}
 	}
-	if w < 100 || w > set.ShotMaxWidth {
+	if w < shotMinSide || w > set.ShotMaxWidth {
 		return 0, 0, bad("width", w, set.ShotMaxWidth, settingShotMaxWidth)
 	}
-	if h < 100 || h > set.ShotMaxHeight {
+	if h < shotMinSide || h > set.ShotMaxHeight {
 		return 0, 0, bad("height", h, set.ShotMaxHeight, settingShotMaxHeight)
 	}
 	return w, h, nil

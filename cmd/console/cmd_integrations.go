@@ -353,6 +353,11 @@ func integrationsTest(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return integrationNotFound(err)
 	}
+	if res.URL != "" {
+		// The agent's answer leaves the URL out; the admin testing it
+		// wants to see what was called.
+		fmt.Fprintf(e.stdout, "URL called: %s\n", safeText(res.URL))
+	}
 	fmt.Fprint(e.stdout, safeText(res.Answer())) // the service's own words
 	if !res.OK() {
 		printAdminFix(e.stderr, res.Refusal)

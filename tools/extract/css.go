@@ -195,13 +195,21 @@ func (s *styleSheet) addRules(css string, conditional bool) {
 			continue
 		}
 		end := blockEnd(css, open)
-		decls := parseDeclarations(strings.TrimSuffix(css[open+1:end], "}"))
-		if conditional {
-			decls = slices.DeleteFunc(decls, func(d declaration) bool { return !d.reveals() })
+		// Selectors first: most rules of a large stylesheet have none
+		// this package reads, and their declarations need no parsing.
+		var selectors []simpleSelector
+		for selector := range strings.SplitSeq(css[i:open], ",") {
+			if sel, ok := parseSimpleSelector(selector); ok {
+				selectors = append(selectors, sel)
+			}
 		}
-		if len(decls) > 0 {
-			for selector := range strings.SplitSeq(css[i:open], ",") {
-				if sel, ok := parseSimpleSelector(selector); ok {
+		if len(selectors) > 0 {
+			decls := parseDeclarations(strings.TrimSuffix(css[open+1:end], "}"))
+			if conditional {
+				decls = slices.DeleteFunc(decls, func(d declaration) bool { return !d.reveals() })
+			}
+			if len(decls) > 0 {
+				for _, sel := range selectors {
 					s.addRule(&cssRule{selector: sel, declarations: decls, order: s.rules})
 				}
 			}
@@ -317,10 +325,14 @@ func stripCSSComments(css string) string {
 		}
 		css = css[start+2+end+2:]
 	}
-	return htmlCommentMarkers.Replace(b.String())
+	css = b.String()
+	for _, marker := range []string{"<!--", "-->"} {
+		if strings.Contains(css, marker) {
+			css = strings.ReplaceAll(css, marker, " ")
+		}
+	}
+	return css
 }
-
-var htmlCommentMarkers = strings.NewReplacer("<!--", " ", "-->", " ")
 
 // computedStyle is the winning value of each hiding property set on one
 // element, by CSS's order: !important, then inline over rules, then

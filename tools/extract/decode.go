@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"io"
 	"mime"
 	"strings"
 	"unicode/utf8"
@@ -12,13 +13,19 @@ import (
 	"golang.org/x/text/encoding/unicode"
 )
 
-// decodeHTML converts an HTML body to UTF-8 following the HTML encoding
+// decodeHTML reads an HTML body as UTF-8 following the HTML encoding
 // sniffing rules: byte order mark, then the Content-Type charset, then a
 // <meta> charset in the first 1024 bytes, then a guess.
-func decodeHTML(body []byte, contentType string) string {
-	enc, _, _ := charset.DetermineEncoding(body, contentType)
-	return decodeWith(enc, body)
+func decodeHTML(body []byte, contentType string) io.Reader {
+	enc, name, _ := charset.DetermineEncoding(body, contentType)
+	if name == "utf-8" && !bytes.HasPrefix(body, utf8BOM) && utf8.Valid(body) {
+		// Most pages: nothing to convert, and no copy of the body.
+		return bytes.NewReader(body)
+	}
+	return strings.NewReader(decodeWith(enc, body))
 }
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // decodeText converts a text body (plain, Markdown, CSV, JSON, XML) to
 // UTF-8. Unlike HTML, text has no <meta> to consult, so the order is: byte
@@ -42,7 +49,7 @@ func decodeText(body []byte, contentType string) string {
 
 func bomEncoding(body []byte) encoding.Encoding {
 	switch {
-	case bytes.HasPrefix(body, []byte{0xEF, 0xBB, 0xBF}):
+	case bytes.HasPrefix(body, utf8BOM):
 		return unicode.UTF8BOM
 	case bytes.HasPrefix(body, []byte{0xFE, 0xFF}):
 		return unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM)

@@ -9,9 +9,19 @@
 // text with a title and a bounded list of links.
 //
 // For HTML it decodes the page's charset, asks Readability for the article
-// and falls back to the whole page minus its furniture (navigation, header,
-// footer, forms, hidden elements) when the page is too short to be an
-// "article", which is the common case for status pages and release notes.
+// and the title (cleaned of the site's name), and keeps the article when it
+// is the page's running text, however short (maintext.go). Only when
+// Readability found no such article does it fall back to the page's <main>,
+// or to the whole page minus its furniture (navigation, header, footer,
+// forms, hidden elements): the common case for status pages and release
+// notes. The page is parsed once and never copied: Readability works on
+// the parsed tree itself.
+//
+// Links cost an agent most when their addresses sit in the text, so the
+// text keeps a link's words and its number ("release notes [3]"), and the
+// list gives each number its address once (LinksSection). Render exposes
+// the same rendering, for any parsed element, to other tools (the browser
+// tools read live pages with it).
 //
 // Judging whether text tries to instruct the agent is not this package's
 // job; the caller frames fetched text as untrusted data. But script, style

@@ -13,8 +13,13 @@ type Page struct {
 	// itself (decoded to UTF-8) for text kinds. Always valid UTF-8.
 	Text string
 	// Links are up to MaxLinks distinct absolute links, those of the
-	// main text first.
+	// main text first. A link's number in the text ("release notes
+	// [3]") is its place here, from 1.
 	Links []Link
+	// ScriptDrawn is true for a web page that shows next to no text
+	// without running its scripts: what a reader sees there is drawn by
+	// JavaScript, which this package does not run.
+	ScriptDrawn bool
 }
 
 // Extract reads body, served with the given Content-Type header value from

@@ -28,11 +28,38 @@ var furniture = map[atom.Atom]bool{
 	atom.Form: true,
 }
 
+// isFurniture reports whether n is part of the page's chrome. A form is,
+// unless it holds the page's content: some sites (ASP.NET WebForms) wrap
+// the whole body in one.
+func isFurniture(n *html.Node) bool {
+	a := tagOf(n)
+	if !furniture[a] {
+		return false
+	}
+	if a != atom.Form {
+		return true
+	}
+	holdsContent := func(n *html.Node) bool { return true }
+	return findElement(n, atom.Main, holdsContent) == nil && findElement(n, atom.Article, holdsContent) == nil &&
+		findElement(n, atom.H1, holdsContent) == nil
+}
+
+// tagOf is n's element kind. Readability creates elements without one
+// (the paragraphs it makes of runs of <br>), so their name decides; an
+// element it renamed ("h1" to "h2", "div" to "p") keeps its original
+// kind, which is what the page meant.
+func tagOf(n *html.Node) atom.Atom {
+	if n.DataAtom != 0 || n.Type != html.ElementNode {
+		return n.DataAtom
+	}
+	return atom.Lookup([]byte(n.Data))
+}
+
 // isNeverText reports whether n and its subtree never contribute text or
 // links: an element of a neverText kind. Elements hidden from readers are
 // already gone (dropHiddenText).
 func isNeverText(n *html.Node) bool {
-	return n.Type == html.ElementNode && neverText[n.DataAtom]
+	return n.Type == html.ElementNode && neverText[tagOf(n)]
 }
 
 func attr(n *html.Node, key string) string {
@@ -112,3 +139,71 @@ func isElement(a atom.Atom) func(*html.Node) bool {
 }
 
 func always(*html.Node) bool { return true }
+
+// dropChrome removes, before Readability looks at the page, what no
+// rendering of it ever shows and Readability would otherwise copy and
+// score on every pass: navigation outside the page's <main> or <article>,
+// SVG drawings, templates, comments and the whitespace between blocks. Less tree makes Readability
+// faster, and a menu it never sees is one it cannot mistake for content.
+// Other furniture stays: Readability weighs a sidebar or a footer when it
+// decides where the article ends.
+func dropChrome(n *html.Node, inContent bool) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		switch c.Type {
+		case html.CommentNode:
+			n.RemoveChild(c)
+		case html.TextNode:
+			// The indentation between two blocks is no text: it only
+			// makes the tree Readability copies larger.
+			if isLayoutWhitespace(c) {
+				n.RemoveChild(c)
+			}
+		case html.ElementNode:
+			a := c.DataAtom
+			switch {
+			case a == atom.Svg || a == atom.Template:
+				n.RemoveChild(c)
+			case !inContent && a == atom.Nav:
+				n.RemoveChild(c)
+			case !neverText[a] || a == atom.Head:
+				dropChrome(c, inContent || a == atom.Main || a == atom.Article)
+			}
+		}
+		c = next
+	}
+}
+
+// isLayoutWhitespace reports whether a text node is only whitespace
+// between two blocks (or a block and the edge of its parent), where no
+// reader sees it: "<div>\n  <p>…</p>\n  <p>…</p>\n</div>". Between
+// inline elements ("<b>a</b> <i>b</i>") a space separates words, and it
+// stays; so does everything in <pre>, which dropChrome never reaches with
+// this (a <pre> holds no blocks).
+func isLayoutWhitespace(t *html.Node) bool {
+	if strings.TrimLeft(t.Data, " \t\n\r\f") != "" {
+		return false
+	}
+	return isLayoutBlock(t.PrevSibling) && isLayoutBlock(t.NextSibling) && tagOf(t.Parent) != atom.Pre
+}
+
+// isLayoutBlock reports whether n is nothing (the edge of its parent) or
+// an element that starts a block of its own.
+func isLayoutBlock(n *html.Node) bool {
+	if n == nil {
+		return true
+	}
+	if n.Type != html.ElementNode {
+		return false
+	}
+	a := tagOf(n)
+	return blockElements[a] || cellElements[a] || layoutElements[a]
+}
+
+// layoutElements are blocks that blockElements leaves out because the
+// renderer handles them on their own.
+var layoutElements = map[atom.Atom]bool{
+	atom.Html: true, atom.Head: true, atom.Body: true, atom.Table: true, atom.Thead: true,
+	atom.Tbody: true, atom.Tfoot: true, atom.Tr: true, atom.Nav: true, atom.Aside: true,
+	atom.Form: true, atom.Title: true, atom.Meta: true, atom.Link: true,
+}

@@ -304,6 +304,9 @@ func pageStyleSheet(doc *html.Node) *styleSheet {
 }
 
 func ownCSS(n *html.Node) string {
+	if c := n.FirstChild; c != nil && c.NextSibling == nil && c.Type == html.TextNode {
+		return c.Data
+	}
 	var b strings.Builder
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.TextNode {

@@ -103,10 +103,10 @@ func TestExtractKeepsVisibleTextNearHidingTechniques(t *testing.T) {
 	}{
 		{"icon with visible label", ``,
 			`<p><a href="/settings"><i class="fa fa-cog" aria-hidden="true"></i> Settings</a> and <button><svg aria-hidden="true"></svg></button><span aria-hidden="true">★</span> Favourites</p>`,
-			[]string{"[Settings](https://status.example.com/settings)", "Favourites"}, []string{"★"}},
+			[]string{"Settings [1]", "Favourites"}, []string{"★"}},
 		{"sr-only label duplicating visible text", ``,
 			`<p><a href="/next"><span class="sr-only">Next page:</span> Pricing</a></p>`,
-			[]string{"[Pricing](https://status.example.com/next)"}, []string{"Next page:"}},
+			[]string{"Pricing [1]"}, []string{"Next page:"}},
 		{"details content", ``,
 			`<details><summary>Show steps</summary><p>DETAILS-BODY: restart the agent.</p></details>`,
 			[]string{"Show steps", "DETAILS-BODY"}, nil},

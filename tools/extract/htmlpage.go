@@ -3,7 +3,6 @@ package extract
 import (
 	"fmt"
 	"net/url"
-	"strings"
 	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
@@ -11,29 +10,27 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// minArticleChars is the least text Readability's article must have to be
-// trusted. Below it, Readability has usually latched onto a fragment of a
-// short page (a status page, a release note) and the whole page reads
-// better.
-const minArticleChars = 200
-
-// fullArticleChars is enough text to be an article whatever surrounds it.
-const fullArticleChars = 500
-
-// maxShrink bounds how much shorter than the next, wider candidate (the
-// <main>, then the whole body) a chosen text may be. A text many times
-// shorter has missed most of the page.
-const maxShrink = 5
-
 // extractHTML reads a web page: its title, its main text and its links.
+//
+// The page is parsed once and the tree is not copied: hidden text is
+// removed in place, and Readability works on the same tree
+// (ParseAndMutate). Readability builds its article from a copy it makes
+// itself, and changes the tree it is given only in ways the whole-page
+// rendering can live with (scripts, comments and styles go, which the
+// renderer never shows; runs of <br> become paragraphs), so the tree still
+// serves as the fallback rendering and as the source of the page's links
+// and title.
 func extractHTML(body []byte, contentType string, page *url.URL) (Page, error) {
-	doc, err := html.Parse(strings.NewReader(decodeHTML(body, contentType)))
+	doc, err := html.Parse(decodeHTML(body, contentType))
 	if err != nil {
 		return Page{}, fmt.Errorf("extract: parsing HTML: %w", err)
 	}
 	base := &baseURL{url: withBaseElement(doc, page)}
+	scripted := runsScripts(doc)
 	dropHiddenText(doc)
-	article, err := readability.FromDocument(doc, readabilityURL(base.url))
+	dropChrome(doc, false)
+	parser := readability.NewParser()
+	article, err := parser.ParseAndMutate(doc, readabilityURL(base.url))
 	if err != nil {
 		// Readability only refuses documents over its element limit
 		// (none is set); the whole-page rendering still reads them.
@@ -44,7 +41,12 @@ func extractHTML(body []byte, contentType string, page *url.URL) (Page, error) {
 	text := chooseText(doc, article.Node, base, links)
 	links.addPage(doc, base)
 
-	return Page{Title: documentTitle(doc), Text: text, Links: links.links}, nil
+	return Page{
+		Title:       pageTitle(doc, article.Title()),
+		Text:        text,
+		Links:       links.links,
+		ScriptDrawn: scripted && isScriptShell(text),
+	}, nil
 }
 
 // readabilityURL gives Readability a URL to resolve links against; it
@@ -56,52 +58,37 @@ func readabilityURL(u *url.URL) *url.URL {
 	return u
 }
 
-// chooseText renders the page's main text. Readability's article wins when
-// it is substantial and not many times shorter than the page; otherwise the
-// page's <main> or lone <article> when it has real text, and failing that
-// the whole body minus furniture. The links of the chosen rendering are
-// added to links.
+// chooseText renders the page's main text (pickRendering) and lists the
+// links of that rendering first, keeping the numbers its markers use.
 func chooseText(doc, article *html.Node, base *baseURL, links *linkList) string {
 	best := pickRendering(doc, article, base)
 	for _, l := range best.links.links {
 		links.add(l.URL, l.Text)
+		if l.InText {
+			links.mark(links.number[l.URL])
+		}
 	}
 	return best.text
 }
 
+// pickRendering chooses the text that stands for the page: Readability's
+// article when it is a coherent article (isMainText), else the page's
+// <main> or lone <article> when that is, else the whole body minus its
+// furniture: the common case of status pages and release notes, where
+// there is no single article to find.
 func pickRendering(doc, article *html.Node, base *baseURL) rendering {
-	// The whole page is rendered only when a shorter candidate needs
-	// comparing with it: most articles are long enough on their own.
-	var whole *rendering
-	wholePage := func() rendering {
-		if whole == nil {
-			r := render(doc, base, false)
-			whole = &r
-		}
-		return *whole
-	}
+	judge := &pageMeasure{doc: doc, base: base}
 	if article != nil {
-		if r := render(article, base, true); isSubstantial(r, wholePage) {
+		if r := render(article, base, true); judge.isMainText(r, article) {
 			return r
 		}
 	}
 	if landmark := mainLandmark(doc); landmark != nil {
-		if r := render(landmark, base, false); isSubstantial(r, wholePage) {
+		if r := render(landmark, base, false); judge.isMainText(r, landmark) {
 			return r
 		}
 	}
-	return wholePage()
-}
-
-// isSubstantial reports whether part has enough text to stand for the page:
-// a few paragraphs, or at least a fair share of a short page. Long pages
-// are routinely ten times the length of their article (comments, related
-// stories), so the share only matters for short parts.
-func isSubstantial(part rendering, whole func() rendering) bool {
-	if part.chars >= fullArticleChars {
-		return true
-	}
-	return part.chars >= minArticleChars && part.chars*maxShrink >= whole().chars
+	return judge.wholePage()
 }
 
 // rendering is one candidate text of a page.
@@ -139,39 +126,3 @@ func mainLandmark(doc *html.Node) *html.Node {
 	}
 	return nil
 }
-
-// documentTitle is the text of the page's <title> or, for pages without
-// one, of the title it declares for link previews (og:title, twitter:title).
-// Readability's own title is not used: it takes the first <title> even when
-// that names an SVG icon.
-func documentTitle(doc *html.Node) string {
-	t := findElement(doc, atom.Title, func(n *html.Node) bool {
-		return n.Namespace == "" && ownText(n) != ""
-	})
-	if t != nil {
-		return ownText(t)
-	}
-	for _, name := range []string{"og:title", "twitter:title"} {
-		meta := findElement(doc, atom.Meta, func(n *html.Node) bool {
-			return (attr(n, "property") == name || attr(n, "name") == name) && collapse(attr(n, "content")) != ""
-		})
-		if meta != nil {
-			return collapse(attr(meta, "content"))
-		}
-	}
-	return ""
-}
-
-// ownText is the collapsed text of n's own text children: all a <title>
-// holds, since its content is never parsed as markup.
-func ownText(n *html.Node) string {
-	var b strings.Builder
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.TextNode {
-			b.WriteString(c.Data)
-		}
-	}
-	return collapse(b.String())
-}
-
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -13,13 +13,19 @@ import (
 // few enough not to drown the text in an agent's context window.
 const MaxLinks = 40
 
-// Link is a hyperlink found on a page.
+// Link is a hyperlink found on a page. Its number is its place in the
+// list, from 1: the text marks a link's words with it ("release notes
+// [3]"), so the address is written once, in the list, not in the text.
 type Link struct {
 	// Text is what the page shows for the link, or the URL when it
 	// shows nothing (an icon or an image).
 	Text string
 	// URL is absolute, with scheme http, https or mailto.
 	URL string
+	// InText is true when the text carries the link's marker; a link
+	// found elsewhere on the page (outside the main text, or inside
+	// preformatted text) has none, and its Text says what it is.
+	InText bool
 }
 
 // baseURL resolves the hrefs of one document.
@@ -87,11 +93,6 @@ func withBaseElement(doc *html.Node, page *url.URL) *url.URL {
 	return resolved
 }
 
-// markdownURL escapes the parentheses that would end a Markdown link early.
-func markdownURL(u string) string {
-	return strings.NewReplacer("(", "%28", ")", "%29").Replace(u)
-}
-
 // linkText is the text a reader sees for a link, falling back to its label
 // and then to the URL itself.
 func linkText(a *html.Node, target string) string {
@@ -109,19 +110,29 @@ func linkText(a *html.Node, target string) string {
 // linkList keeps the first MaxLinks distinct links in the order added.
 type linkList struct {
 	links []Link
-	seen  map[string]bool
+	// number maps a listed target to its number (its index + 1).
+	number map[string]int
 }
 
-func (l *linkList) add(target, text string) {
-	if len(l.links) >= MaxLinks || l.seen[target] {
-		return
+// add lists target, once, and returns its number; 0 when the list is
+// full and target is not on it, and then the text gets no marker.
+func (l *linkList) add(target, text string) int {
+	if n := l.number[target]; n > 0 {
+		return n
 	}
-	if l.seen == nil {
-		l.seen = make(map[string]bool)
+	if len(l.links) >= MaxLinks {
+		return 0
 	}
-	l.seen[target] = true
+	if l.number == nil {
+		l.number = make(map[string]int)
+	}
 	l.links = append(l.links, Link{Text: text, URL: target})
+	l.number[target] = len(l.links)
+	return len(l.links)
 }
+
+// mark records that the text carries the marker of link number n.
+func (l *linkList) mark(n int) { l.links[n-1].InText = true }
 
 // addPage adds the links of the rest of the page after those of its
 // content, leaving out the furniture: a menu, header or footer is the
@@ -139,7 +150,7 @@ func (l *linkList) addPage(doc *html.Node, base *baseURL) {
 }
 
 // notFurniture lets a walk descend into everything but the page's chrome.
-func notFurniture(n *html.Node) bool { return !furniture[n.DataAtom] }
+func notFurniture(n *html.Node) bool { return !isFurniture(n) }
 
 // anchors yields the <a> elements under n a reader could see.
 func anchors(n *html.Node) iter.Seq[*html.Node] {

@@ -22,6 +22,9 @@ type renderer struct {
 	// already dropped the page's header: a <header> left inside it holds
 	// the article's own headline and byline.
 	inArticle bool
+	// keepFurniture renders navigation, headers, footers, sidebars and
+	// forms too (Render's option).
+	keepFurniture bool
 }
 
 // render writes n and its subtree.
@@ -37,10 +40,11 @@ func (r *renderer) render(n *html.Node) {
 	default:
 		return
 	}
-	if isNeverText(n) || furniture[n.DataAtom] && !(r.inArticle && n.DataAtom == atom.Header) {
+	a := tagOf(n)
+	if isNeverText(n) || !r.keepFurniture && isFurniture(n) && !(r.inArticle && a == atom.Header) {
 		return
 	}
-	switch n.DataAtom {
+	switch a {
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		r.heading(n)
 	case atom.P, atom.Figure, atom.Details, atom.Address, atom.Fieldset, atom.Center:
@@ -109,7 +113,9 @@ func (r *renderer) heading(n *html.Node) {
 		r.children(n)
 		return
 	}
-	marker := strings.Repeat("#", int(n.Data[1]-'0')) + " "
+	// The element's kind, not its name: Readability renames the
+	// article's <h1> to <h2>.
+	marker := strings.Repeat("#", headingLevel[tagOf(n)]) + " "
 	r.w.openInline(marker)
 	r.children(n)
 	// A heading without text must not leave its "## " behind.
@@ -131,6 +137,8 @@ func (r *renderer) indented(n *html.Node, prefix string, breaks int) {
 	r.w.breakLines(breaks)
 }
 
+var headingLevel = map[atom.Atom]int{atom.H1: 1, atom.H2: 2, atom.H3: 3, atom.H4: 4, atom.H5: 5, atom.H6: 6}
+
 func (r *renderer) list(n *html.Node) {
 	// A nested list continues its parent item on the next line; a top
 	// level list is a paragraph of its own.
@@ -143,8 +151,9 @@ func (r *renderer) list(n *html.Node) {
 	if start, err := strconv.Atoi(attr(n, "start")); err == nil {
 		number = start
 	}
+	numbered := tagOf(n) == atom.Ol && numbersMatter(n)
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && c.DataAtom == atom.Li && n.DataAtom == atom.Ol {
+		if numbered && c.Type == html.ElementNode && tagOf(c) == atom.Li {
 			r.listItem(c, strconv.Itoa(number)+". ")
 			number++
 			continue
@@ -152,6 +161,45 @@ func (r *renderer) list(n *html.Node) {
 		r.render(c)
 	}
 	r.lineBreak(breaks)
+}
+
+// numbersMatter reports whether an ordered list's numbers carry meaning:
+// steps, ranks, clauses. A list of nothing but links (breadcrumbs, a table
+// of contents that numbers its own entries, pagination) is navigation, and
+// numbers there are noise; a list that sets its own numbering (start,
+// reversed, type) always keeps them.
+func numbersMatter(ol *html.Node) bool {
+	for _, a := range ol.Attr {
+		if a.Key == "start" || a.Key == "reversed" || a.Key == "type" {
+			return true
+		}
+	}
+	for li := range visibleElements(ol, isElement(atom.Li), notList) {
+		if hasTextOutsideLinks(li) {
+			return true
+		}
+	}
+	return false
+}
+
+func notList(n *html.Node) bool { a := tagOf(n); return a != atom.Ol && a != atom.Ul && a != atom.Li }
+
+// hasTextOutsideLinks reports whether n holds words a reader sees that are
+// not part of a link (a nested list's items do not count).
+func hasTextOutsideLinks(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			if strings.TrimSpace(c.Data) != "" {
+				return true
+			}
+		case c.Type != html.ElementNode || isNeverText(c):
+		case tagOf(c) == atom.A || tagOf(c) == atom.Ol || tagOf(c) == atom.Ul:
+		case hasTextOutsideLinks(c):
+			return true
+		}
+	}
+	return false
 }
 
 func (r *renderer) listItem(n *html.Node, marker string) {
@@ -186,23 +234,25 @@ func (r *renderer) pre(n *html.Node) {
 	r.collectLinks(n)
 }
 
-// anchor renders a link as [text](url). A link wrapping blocks (a whole
-// card with heading and summary) is rendered as its blocks instead, since
-// brackets spanning paragraphs would only confuse the reader.
+// anchor renders a link as its words followed by its number in the link
+// list ("release notes [3]"): the agent can follow any link it reads, and
+// the address is written once, in the list, instead of filling the text.
+// A link wrapping blocks (a whole card with heading and summary) gets its
+// marker after its last word. A link past the list's limit, or one
+// without words (an icon), gets no marker.
 func (r *renderer) anchor(n *html.Node) {
 	target, ok := r.base.resolve(attr(n, "href"))
 	if !ok {
 		r.children(n)
 		return
 	}
-	r.links.add(target, linkText(n, target))
-	if hasElement(n, blockElements) {
-		r.children(n)
-		return
-	}
-	r.w.openInline("[")
+	number := r.links.add(target, linkText(n, target))
+	words := r.w.words
 	r.children(n)
-	r.w.closeInline("[", "]("+markdownURL(target)+")")
+	if number > 0 && r.w.words > words {
+		r.w.after(" [" + strconv.Itoa(number) + "]")
+		r.links.mark(number)
+	}
 }
 
 // collectLinks records the links inside n that were not rendered as links.

@@ -29,6 +29,9 @@ type textWriter struct {
 	open string
 	// sep is a cell separator owed before the next word of a table row.
 	sep string
+	// words counts the words written, so a caller can tell whether an
+	// element produced any text.
+	words int
 }
 
 func newTextWriter() *textWriter { return &textWriter{lineStart: true} }
@@ -141,7 +144,12 @@ func (w *textWriter) word(s string) {
 	w.b.WriteString(w.open)
 	w.open = ""
 	w.b.WriteString(s)
+	w.words++
 }
+
+// after writes s right after the last word written, before any space or
+// line break owed since: a link's marker stays on its words' line.
+func (w *textWriter) after(s string) { w.b.WriteString(s) }
 
 // openInline owes s (such as "[") before the next word.
 func (w *textWriter) openInline(s string) { w.open += s }
