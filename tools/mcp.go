@@ -82,7 +82,7 @@ func (t *Tool) mcpTool() *mcp.Tool {
 		Name:        t.Name,
 		Title:       t.Title,
 		Description: t.Description,
-		InputSchema: t.Schema,
+		InputSchema: t.listedSchema(),
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:   t.Effect == EffectRead,
 			IdempotentHint: t.Idempotent,

@@ -249,14 +249,23 @@ func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
 		return Result{}, &UnknownToolError{Name: c.Tool, Known: r.Names()}
 	}
 	start := r.now()
-	caller := guard.Caller{Tool: t.recordedAs(), Agent: c.Turn.Agent, Thread: c.Turn.Thread, Trigger: c.Turn.Trigger, Ticket: c.Turn.Ticket}
+	turn := c.Turn
+	args, ticket, err := t.input(c.Args, c.From)
+	if ticket != "" {
+		turn.Ticket = ticket // the call's own word wins over its transport's
+	}
+	if err == nil {
+		if terr := guard.CheckTicket(turn.Ticket); terr != nil {
+			err, turn.Ticket = ticketInputError(terr), ""
+		}
+	}
+	caller := guard.Caller{Tool: t.recordedAs(), Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger, Ticket: turn.Ticket}
 	ctx, notes := guard.WithNotes(guard.WithCaller(ctx, caller))
 	var res Result
-	args, err := t.input(c.Args, c.From)
 	if err != nil {
 		res = inputRefusal(t.Name, err)
 	} else {
-		res = t.Run(ctx, c.Turn, args)
+		res = t.Run(ctx, turn, args)
 	}
 	recordCall(r.guard, caller, notes, res, r.now().Sub(start))
 	return res, nil
