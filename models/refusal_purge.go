@@ -16,17 +16,23 @@ const purgeChunk = 2000
 // in chunks of purgeChunk rows. It stops early when ctx ends and reports how
 // many rows it deleted so far in either case.
 func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, error) {
+	return s.purgeBefore(ctx, "refusals", t)
+}
+
+// purgeBefore deletes the rows of table (refusals or decisions: a fixed
+// name, never input) whose time is before t, in chunks.
+func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int64, error) {
 	var total int64
 	cutoff := t.UTC()
 	for {
 		if err := ctx.Err(); err != nil {
-			return total, fmt.Errorf("models: purging refusals before %s stopped after %d rows: %w", cutoff.Format(time.RFC3339), total, err)
+			return total, fmt.Errorf("models: purging %s before %s stopped after %d rows: %w", table, cutoff.Format(time.RFC3339), total, err)
 		}
 		res := s.w.WithContext(ctx).Exec(
-			"DELETE FROM refusals WHERE id IN (SELECT id FROM refusals WHERE time < ? ORDER BY time LIMIT ?)",
+			"DELETE FROM "+table+" WHERE id IN (SELECT id FROM "+table+" WHERE time < ? ORDER BY time LIMIT ?)",
 			cutoff, purgeChunk)
 		if res.Error != nil {
-			return total, fmt.Errorf("models: purging refusals before %s after %d rows: %w", cutoff.Format(time.RFC3339), total, res.Error)
+			return total, fmt.Errorf("models: purging %s before %s after %d rows: %w", table, cutoff.Format(time.RFC3339), total, res.Error)
 		}
 		total += res.RowsAffected
 		if res.RowsAffected < purgeChunk {
