@@ -60,7 +60,7 @@ func BenchmarkListRefusals(b *testing.B) {
 		{"ticket-none", RefusalQuery{Ticket: "SUP-none"}},
 		{"search-common", RefusalQuery{Search: "ticket"}},
 		{"search-url-rare", RefusalQuery{Search: "svc-01234.example.com/ticket"}}, // 1 in 5000 rows
-		{"search-none", RefusalQuery{Search: "no-such-text"}},                       // worst case: one full window
+		{"search-none", RefusalQuery{Search: "no-such-text"}},                     // worst case: one full window
 		{"search-two-words", RefusalQuery{Search: "Refused BAD_PORT"}},
 		{"search-deep-cursor", RefusalQuery{Search: "no-such-text", BeforeID: benchRows / 2}},
 		{"search-in-ticket", RefusalQuery{Ticket: "SUP-12345", Search: "refused"}},

@@ -34,8 +34,8 @@ type App struct {
 	refusals refusalRows
 	// decisions keeps allowed decisions for tickets' timelines (decisions.go).
 	decisions decisionRows
-	metrics  guard.Recorder
-	log      *slog.Logger
+	metrics   guard.Recorder
+	log       *slog.Logger
 	// secrets seals integration header secrets; integrations runs them.
 	secrets      *tools.SecretBox
 	integrations *tools.Integrations
