@@ -32,10 +32,8 @@ type App struct {
 	store    *models.Store
 	guard    *guard.Guard
 	refusals refusalRows
-	// decisions keeps allowed decisions for tickets' timelines (decisions.go).
-	decisions decisionRows
-	metrics   guard.Recorder
-	log       *slog.Logger
+	metrics  guard.Recorder
+	log      *slog.Logger
 	// secrets seals integration header secrets; integrations runs them.
 	secrets      *tools.SecretBox
 	integrations *tools.Integrations
@@ -48,6 +46,9 @@ type App struct {
 
 	// passwordCost is bcrypt's cost for new password hashes (identity.go).
 	passwordCost int
+
+	// decisions keeps allowed decisions for tickets' timelines (decisions.go).
+	decisions decisionRows
 }
 
 // Options configure Open.
