@@ -129,7 +129,7 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 				return err
 			}
 		}
-		return nil
+		return recordTexts(tx, prepared)
 	})
 	if err != nil {
 		return fmt.Errorf("models: storing %d refusals in %q: %w", len(rows), s.path, err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // purgeChunk is how many rows one purge transaction deletes. Each chunk is
@@ -28,9 +30,7 @@ func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int
 		if err := ctx.Err(); err != nil {
 			return total, fmt.Errorf("models: purging %s before %s stopped after %d rows: %w", table, cutoff.Format(time.RFC3339), total, err)
 		}
-		res := s.w.WithContext(ctx).Exec(
-			"DELETE FROM "+table+" WHERE id IN (SELECT id FROM "+table+" WHERE time < ? ORDER BY time LIMIT ?)",
-			cutoff, purgeChunk)
+		res := s.purgeChunk(ctx, table, cutoff)
 		if res.Error != nil {
 			return total, fmt.Errorf("models: purging %s before %s after %d rows: %w", table, cutoff.Format(time.RFC3339), total, res.Error)
 		}
@@ -39,4 +39,24 @@ func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int
 			return total, nil
 		}
 	}
+}
+
+// purgeChunk deletes one chunk of table's rows before cutoff, with their
+// search text for refusals, in one transaction.
+func (s *Store) purgeChunk(ctx context.Context, table string, cutoff time.Time) *gorm.DB {
+	const chunk = " WHERE id IN (SELECT id FROM %s WHERE time < ? ORDER BY time LIMIT ?)"
+	var res *gorm.DB
+	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if table == "refusals" {
+			if err := tx.Exec("DELETE FROM refusal_texts"+fmt.Sprintf(chunk, table), cutoff, purgeChunk).Error; err != nil {
+				return err
+			}
+		}
+		res = tx.Exec("DELETE FROM "+table+fmt.Sprintf(chunk, table), cutoff, purgeChunk)
+		return res.Error
+	})
+	if res == nil || (err != nil && res.Error == nil) {
+		return &gorm.DB{Error: err}
+	}
+	return res
 }

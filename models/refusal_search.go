@@ -9,10 +9,10 @@ import (
 
 // Free-text search of the refusal log. Every word of the search must
 // appear, in any case, in the URL, the redirect chain, the message or the
-// trigger. Case is folded with LOWER() on the column and strings.ToLower
-// on the words, which PostgreSQL runs as it is (where a pg_trgm index on
-// the same expressions can serve it); no reliance on SQLite's
-// case-insensitive LIKE.
+// trigger. That text is kept lower-cased (by Go) in refusal_texts
+// (refusal_text.go) and the words are lower-cased the same way, so LIKE
+// never folds case: no reliance on SQLite's case-insensitive LIKE, and
+// the same query on PostgreSQL (where a pg_trgm index can serve it).
 //
 // A word found anywhere in a text cannot be answered from an ordinary
 // index, so a search without a ticket reads rows. To keep every page
@@ -61,20 +61,52 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// searchColumns are the texts a search looks in.
-const searchClause = `(LOWER(url) LIKE ? ESCAPE '\' OR LOWER(redirects) LIKE ? ESCAPE '\' OR LOWER(message) LIKE ? ESCAPE '\' OR LOWER(trigger_info) LIKE ? ESCAPE '\')`
+// textMatch is the condition that a refusal_texts row holds every word.
+func textMatch(words []string) (string, []any) {
+	conds := make([]string, len(words))
+	args := make([]any, len(words))
+	for i, w := range words {
+		conds[i] = `t.text LIKE ? ESCAPE '\'`
+		args[i] = "%" + escapeLike(w) + "%"
+	}
+	return strings.Join(conds, " AND "), args
+}
 
-// searchFilter adds one clause per word of q.Search.
+// searchFilter keeps the refusals whose text holds every word of
+// q.Search: one probe of refusal_texts by ID per candidate row, so the
+// other filters' indexes still choose the candidates.
 func (q RefusalQuery) searchFilter(db *gorm.DB) (*gorm.DB, error) {
 	words, err := SearchWords(q.Search)
 	if err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
-	for _, w := range words {
-		p := "%" + escapeLike(w) + "%"
-		db = db.Where(searchClause, p, p, p, p)
+	if len(words) == 0 {
+		return db, nil
 	}
-	return db, nil
+	cond, args := textMatch(words)
+	return db.Where("EXISTS (SELECT 1 FROM refusal_texts t WHERE t.id = refusals.id AND "+cond+")", args...), nil
+}
+
+// onlySearch reports whether the search is q's only filter, when the
+// narrow text table alone answers the page.
+func (q RefusalQuery) onlySearch() bool {
+	return q.Code == "" && q.Reason == "" && q.Tool == "" && q.Agent == "" && q.Kind == "" && q.Host == "" &&
+		q.Status == StatusUnreviewed && !q.Unreviewed && q.Since.IsZero() && q.Until.IsZero() && q.Ticket == ""
+}
+
+// textIDs is the ID step of a search with no other filter, from
+// refusal_texts alone: the newest n IDs in [low, top) whose text holds
+// every word.
+func (q RefusalQuery) textIDs(db *gorm.DB, low, top int64, n int) ([]int64, error) {
+	words, err := SearchWords(q.Search)
+	if err != nil {
+		return nil, err
+	}
+	cond, args := textMatch(words)
+	var ids []int64
+	err = db.Table("refusal_texts AS t").Where("t.id >= ? AND t.id < ?", low, top).Where(cond, args...).
+		Order("t.id DESC").Limit(n).Pluck("t.id", &ids).Error
+	return ids, err
 }
 
 // windowed reports whether a page of q reads a bounded window of rows: a
@@ -96,7 +128,13 @@ func (q RefusalQuery) searchIDs(db *gorm.DB, limit int) ([]int64, int64, error) 
 		}
 	}
 	low := max(top-searchScanRows, 0)
-	ids, err := q.selectIDs(db.Where("id >= ?", low), limit+1, "")
+	var ids []int64
+	var err error
+	if q.onlySearch() {
+		ids, err = q.textIDs(db, low, top, limit+1)
+	} else {
+		ids, err = q.selectIDs(db.Where("id >= ?", low), limit+1, "")
+	}
 	if err != nil {
 		return nil, 0, err
 	}
