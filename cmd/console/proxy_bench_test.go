@@ -27,7 +27,9 @@ const proxyBenchClients = 64
 // proxy, and through `console proxy` (token authentication over the store,
 // the decision, the connect-time check, the per-decision log line). Both
 // proxies pool 64 idle connections per host, so they differ only in the
-// guard's work. Target: guarded ≥ 0.9 × minimal.
+// guard's work. Target: guarded ≥ 0.9 × minimal. guarded stores every
+// allowed decision (the decisions store, for tickets' timelines) and
+// guarded-no-decisions does not: target guarded ≥ 0.9 × guarded-no-decisions.
 func BenchmarkStandaloneProxy(b *testing.B) {
 	body := strings.Repeat("x", 1024)
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -69,8 +71,21 @@ func BenchmarkStandaloneProxy(b *testing.B) {
 	b.Run("minimal", func(b *testing.B) {
 		runProxyBench(b, target, &url.URL{Scheme: "http", Host: minimal.Listener.Addr().String()})
 	})
+	through := &url.URL{Scheme: "http", Host: guarded.Listener.Addr().String(), User: url.UserPassword("agent", token)}
+	// The decisions store on (the default) and off: storing every allowed
+	// decision for tickets' timelines must cost at most 10% of this.
+	decisions := func(days string) {
+		if _, err := a.SetSettings(ctx, app.SetSettings{Actor: "bench", Version: models.AnyRevision, Values: map[string]string{"decision_retention_days": days}}); err != nil {
+			b.Fatal(err)
+		}
+	}
 	b.Run("guarded", func(b *testing.B) {
-		runProxyBench(b, target, &url.URL{Scheme: "http", Host: guarded.Listener.Addr().String(), User: url.UserPassword("agent", token)})
+		decisions("7")
+		runProxyBench(b, target, through)
+	})
+	b.Run("guarded-no-decisions", func(b *testing.B) {
+		decisions("0")
+		runProxyBench(b, target, through)
 	})
 }
 
