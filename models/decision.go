@@ -3,14 +3,18 @@ package models
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
 	"gorm.io/gorm"
 )
 
-// The decisions store keeps the allowed decisions, so that a ticket's
-// timeline can show what its agent did reach beside what it was refused.
+// The decisions store keeps the allowed decisions of tickets, so that a
+// ticket's timeline can show what its agent did reach beside what it was
+// refused. (A decision that names no ticket is on no timeline, and is
+// not stored: internal/app/decisions.go.)
 // Refusals are not kept here: they have their own log (refusals), with a
 // longer retention and a review, and a timeline reads both. An allowed
 // decision is the hot path of the proxy, so a row is small (no lists, a
@@ -27,13 +31,20 @@ const DecisionAllowed = "allowed"
 
 // Decision is one allowed egress decision: a tool call or a proxied
 // request that was let through.
+//
+// Rows are written in time order, so the ID order is the time order: the
+// purge walks IDs and the table needs no time index. The one index is on
+// the ticket, and only over rows that have one (a partial index), so the
+// proxy's unlabelled traffic costs no index upkeep at all.
 type Decision struct {
-	ID   int64     `gorm:"primaryKey;autoIncrement"`
-	Time time.Time `gorm:"not null;index"`
+	// ID is a plain rowid (no AUTOINCREMENT bookkeeping per row): the
+	// purge deletes the oldest rows, never the newest, so IDs still grow.
+	ID   int64     `gorm:"primaryKey;autoIncrement:false"`
+	Time time.Time `gorm:"not null"`
 	Tool string    `gorm:"not null;default:''"`
 	// Agent, Ticket, Thread and Trigger are the caller's, as on a refusal.
 	Agent   string `gorm:"not null;default:''"`
-	Ticket  string `gorm:"not null;default:'';index"`
+	Ticket  string `gorm:"not null;default:'';index:idx_decisions_ticket,where:ticket <> ''"`
 	Thread  string `gorm:"not null;default:''"`
 	Trigger string `gorm:"not null;default:'';column:trigger_info"`
 	Host    string `gorm:"not null;default:''"`
@@ -65,33 +76,70 @@ func NewDecisionWriter(store *Store, opts RefusalWriterOptions) *DecisionWriter 
 	return newBatchWriter(store.InsertDecisions, opts)
 }
 
-// decisionBatchRows bounds one INSERT statement's rows: 15 columns × 1000
+// decisionBatchRows bounds one INSERT statement's rows: 14 columns × 500
 // stays well under SQLite's 32766 bound variables.
-const decisionBatchRows = 1000
+const decisionBatchRows = 500
 
-// InsertDecisions stores rows in one transaction. IDs are assigned by the
-// database, a zero Time becomes now, times are stored in UTC, and URLs
-// are capped at MaxDecisionURL.
+// decisionColumns are the columns InsertDecisions writes, in order.
+const decisionColumns = "time, tool, agent, ticket, thread, trigger_info, host, port, url, outcome, code, cached, proxied, elapsed_ms"
+
+// decisionInsert is the INSERT of n rows, with the driver's own
+// placeholders: ? for SQLite, $1… for PostgreSQL.
+func decisionInsert(n int, dialect string) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO decisions (" + decisionColumns + ") VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		for c := range 14 {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			if dialect == "postgres" {
+				b.WriteString("$" + strconv.Itoa(i*14+c+1))
+			} else {
+				b.WriteByte('?')
+			}
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// InsertDecisions stores rows in one transaction, in their order. IDs are
+// assigned by the database, a zero Time becomes now, times are stored in
+// UTC, and URLs are capped at MaxDecisionURL. It runs for every allowed
+// request of the proxy, so it binds plain values in multi-row INSERTs
+// rather than have the ORM reflect on each row.
 func (s *Store) InsertDecisions(ctx context.Context, rows []Decision) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	prepared := make([]Decision, len(rows))
 	now := time.Now().UTC()
-	for i, d := range rows {
-		d.ID = 0
-		if d.Time.IsZero() {
-			d.Time = now
-		}
-		d.Time = d.Time.UTC()
-		d.URL = capText(d.URL, MaxDecisionURL)
-		if d.Outcome == "" {
-			d.Outcome = DecisionAllowed
-		}
-		prepared[i] = d
-	}
 	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return tx.CreateInBatches(&prepared, decisionBatchRows).Error
+		args := make([]any, 0, 14*min(len(rows), decisionBatchRows))
+		for start := 0; start < len(rows); start += decisionBatchRows {
+			chunk := rows[start:min(start+decisionBatchRows, len(rows))]
+			args = args[:0]
+			for _, d := range chunk {
+				if d.Time.IsZero() {
+					d.Time = now
+				}
+				if d.Outcome == "" {
+					d.Outcome = DecisionAllowed
+				}
+				args = append(args, d.Time.UTC(), d.Tool, d.Agent, d.Ticket, d.Thread, d.Trigger, d.Host, d.Port,
+					capText(d.URL, MaxDecisionURL), d.Outcome, d.Code, d.Cached, d.Proxied, d.ElapsedMS)
+			}
+			// Straight to the connection: the ORM's own Exec walks every
+			// one of the thousands of values to rewrite its placeholders.
+			if _, err := tx.Statement.ConnPool.ExecContext(ctx, decisionInsert(len(chunk), tx.Dialector.Name()), args...); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("models: storing %d decisions in %q: %w", len(rows), s.path, err)
@@ -115,7 +163,8 @@ func (s *Store) DecisionsOfTicket(ctx context.Context, ticket string, limit int)
 		return nil, false, fmt.Errorf("models: decision page size %d is out of range; use 1 to %d", limit, MaxRefusalPage)
 	}
 	var rows []Decision
-	err := s.r.WithContext(ctx).Where("ticket = ?", ticket).Order("id DESC").Limit(limit + 1).Find(&rows).Error
+	// "ticket <> ''" lets SQLite use the partial index.
+	err := s.r.WithContext(ctx).Where("ticket = ? AND ticket <> ''", ticket).Order("id DESC").Limit(limit + 1).Find(&rows).Error
 	if err != nil {
 		return nil, false, fmt.Errorf("models: reading the decisions of ticket %q: %w", ticket, err)
 	}
@@ -126,9 +175,31 @@ func (s *Store) DecisionsOfTicket(ctx context.Context, ticket string, limit int)
 	return rows, more, nil
 }
 
-// PurgeDecisionsBefore deletes decisions whose Time is before t, in
-// chunks of purgeChunk rows, each its own short transaction, and reports
-// how many it deleted.
+// PurgeDecisionsBefore deletes decisions whose Time is before t, oldest
+// first, in chunks of purgeChunk rows, each its own short transaction,
+// and reports how many it deleted. IDs follow time, so it finds the first
+// row to keep by walking IDs from the oldest (reading only the rows it
+// then deletes) and deletes ID ranges below it.
 func (s *Store) PurgeDecisionsBefore(ctx context.Context, t time.Time) (int64, error) {
-	return s.purgeBefore(ctx, "decisions", t)
+	cutoff := t.UTC()
+	db := s.w.WithContext(ctx)
+	var keep int64
+	err := db.Raw("SELECT COALESCE((SELECT id FROM decisions WHERE time >= ? ORDER BY id LIMIT 1), (SELECT COALESCE(MAX(id), 0) + 1 FROM decisions))", cutoff).Scan(&keep).Error
+	if err != nil {
+		return 0, fmt.Errorf("models: purging decisions before %s: %w", cutoff.Format(time.RFC3339), err)
+	}
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, fmt.Errorf("models: purging decisions before %s stopped after %d rows: %w", cutoff.Format(time.RFC3339), total, err)
+		}
+		res := db.Exec("DELETE FROM decisions WHERE id IN (SELECT id FROM decisions WHERE id < ? ORDER BY id LIMIT ?)", keep, purgeChunk)
+		if res.Error != nil {
+			return total, fmt.Errorf("models: purging decisions before %s after %d rows: %w", cutoff.Format(time.RFC3339), total, res.Error)
+		}
+		total += res.RowsAffected
+		if res.RowsAffected < purgeChunk {
+			return total, nil
+		}
+	}
 }

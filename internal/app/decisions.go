@@ -8,10 +8,10 @@ import (
 	"github.com/outboundhq/outbound/models"
 )
 
-// The decisions store keeps every allowed decision for the
-// decision_retention_days setting (default 7 days; 0 keeps none), so that a
-// ticket's timeline shows what its agent reached beside what it was
-// refused. Refusals stay in the refusal log only, which already has them
+// The decisions store keeps every allowed decision that names a ticket,
+// for the decision_retention_days setting (default 7 days; 0 keeps none),
+// so that a ticket's timeline shows what its agent reached beside what it
+// was refused. Refusals stay in the refusal log only, which already has them
 // with their review and a longer retention: a timeline reads both
 // (timeline.go) rather than writing every refusal twice.
 
@@ -22,11 +22,12 @@ type decisionRows interface {
 	Close(ctx context.Context) error
 }
 
-// recordDecision queues an allowed record's row, unless the store is off.
-// It runs on every allowed request of the proxy, so it only copies a few
-// strings into a bounded queue.
+// recordDecision queues an allowed record's row, when it names a ticket
+// and the store is on. A decision with no ticket is on no timeline, so the
+// proxy's unlabelled traffic costs nothing here; a labelled one costs a
+// copy into a bounded queue and its share of a batched INSERT.
 func (a *App) recordDecision(rec guard.Record) {
-	if rec.Refusal != nil || a.decisions == nil {
+	if rec.Refusal != nil || rec.Caller.Ticket == "" || a.decisions == nil {
 		return
 	}
 	if s := a.settings.Load(); s == nil || s.DecisionRetentionDays <= 0 {
