@@ -181,7 +181,7 @@ var SettingDefs = []SettingDef{
 	{"retention_days", "Refusal log retention (days)", "How many days the refusal log keeps a refusal. Shrinking it deletes older refusals at the next purge.",
 		func(s *Settings, v string) error { return parseInt(v, 1, 3650, "30", &s.RetentionDays) },
 		func(s *Settings) string { return strconv.Itoa(s.RetentionDays) }},
-	{"decision_retention_days", "Allowed decisions retention (days)", "How many days the decisions store keeps allowed requests, which tickets' timelines show beside their refusals. Every allowed request is a row, so keep it short; shrinking it deletes older rows at the next purge. 0 stores none: timelines then show refusals only.",
+	{"decision_retention_days", "Allowed decisions retention (days)", "How many days the decisions store keeps allowed requests that name a ticket, which tickets' timelines show beside their refusals. Every such request is a row, so keep it short; shrinking it deletes older rows at the next purge. 0 stores none: timelines then show refusals only.",
 		func(s *Settings, v string) error { return parseInt(v, 0, 90, "7", &s.DecisionRetentionDays) },
 		func(s *Settings) string { return strconv.Itoa(s.DecisionRetentionDays) }},
 }
