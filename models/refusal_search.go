@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"gorm.io/gorm"
@@ -42,7 +43,7 @@ func SearchWords(search string) ([]string, error) {
 	}
 	var words []string
 	for _, w := range strings.Fields(strings.ToLower(search)) {
-		if !contains(words, w) {
+		if !slices.Contains(words, w) {
 			words = append(words, w)
 		}
 	}
@@ -50,15 +51,6 @@ func SearchWords(search string) ([]string, error) {
 		return nil, fmt.Errorf("the search has %d words; use at most %d, the most telling ones", len(words), MaxSearchWords)
 	}
 	return words, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // textMatch is the condition that a refusal_texts row holds every word.
