@@ -43,6 +43,9 @@ func (s *Server) ticketLookup(c echo.Context) error {
 func (s *Server) ticketTimeline(c echo.Context) error {
 	// Echo leaves a parameter escaped when the path had escapes (a "#"
 	// is sent as %23); a ticket holds no "%", so unescaping is exact.
+	if s.d.Tickets == nil {
+		return echo.NewHTTPError(http.StatusNotFound, "Ticket timelines are not served by this console.")
+	}
 	ticket, err := url.PathUnescape(c.Param("id"))
 	if err != nil {
 		ticket = c.Param("id")
