@@ -254,9 +254,12 @@ func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
 	if ticket != "" {
 		turn.Ticket = ticket // the call's own word wins over its transport's
 	}
-	if err == nil {
-		if terr := guard.CheckTicket(turn.Ticket); terr != nil {
-			err, turn.Ticket = ticketInputError(terr), ""
+	// A transport's ticket (a header) is checked here, once for all of
+	// them; a malformed one is never recorded, whatever else is wrong.
+	if terr := guard.CheckTicket(turn.Ticket); terr != nil {
+		turn.Ticket = ""
+		if err == nil {
+			err = ticketInputError(terr)
 		}
 	}
 	caller := guard.Caller{Tool: t.recordedAs(), Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger, Ticket: turn.Ticket}

@@ -127,6 +127,11 @@ func TestMalformedTicketsAreRefusedWithAFix(t *testing.T) {
 			t.Errorf("%s: %v %+v", c.Args, err, res.Refusal)
 		}
 	}
+	// A malformed header beside bad input: the input's error is the
+	// answer, and the header's ticket is still not recorded.
+	if res, _ := reg.Call(context.Background(), Call{Tool: FetchURLName, Turn: Turn{Ticket: "a/b"}, Args: json.RawMessage(`{"url": 42}`)}); !res.InputError() {
+		t.Errorf("bad input with a malformed ticket header: %+v", res)
+	}
 	if d := e.dialer.Dials(); len(d) != 0 {
 		t.Fatalf("a call with a malformed ticket dialled %v", d)
 	}
