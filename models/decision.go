@@ -76,9 +76,11 @@ func NewDecisionWriter(store *Store, opts RefusalWriterOptions) *DecisionWriter 
 	return newBatchWriter(store.InsertDecisions, opts)
 }
 
-// decisionBatchRows bounds one INSERT statement's rows: 14 columns × 500
-// stays well under SQLite's 32766 bound variables.
-const decisionBatchRows = 500
+// decisionStmtRows is how many rows one INSERT statement carries. The
+// statement is prepared once and reused (parsing thousands of
+// placeholders on every flush cost as much as the rows); rows left over
+// go in one at a time, with the one-row statement, also prepared once.
+const decisionStmtRows = 100
 
 // decisionColumns are the columns InsertDecisions writes, in order.
 const decisionColumns = "time, tool, agent, ticket, thread, trigger_info, host, port, url, outcome, code, cached, proxied, elapsed_ms"
@@ -118,10 +120,16 @@ func (s *Store) InsertDecisions(ctx context.Context, rows []Decision) error {
 		return nil
 	}
 	now := time.Now().UTC()
-	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		args := make([]any, 0, 14*min(len(rows), decisionBatchRows))
-		for start := 0; start < len(rows); start += decisionBatchRows {
-			chunk := rows[start:min(start+decisionBatchRows, len(rows))]
+	db := s.w.Session(&gorm.Session{PrepareStmt: true, Context: ctx})
+	err := db.Transaction(func(tx *gorm.DB) error {
+		args := make([]any, 0, 14*decisionStmtRows)
+		for start := 0; start < len(rows); {
+			n := decisionStmtRows
+			if len(rows)-start < n {
+				n = 1
+			}
+			chunk := rows[start : start+n]
+			start += n
 			args = args[:0]
 			for _, d := range chunk {
 				if d.Time.IsZero() {
@@ -133,8 +141,8 @@ func (s *Store) InsertDecisions(ctx context.Context, rows []Decision) error {
 				args = append(args, d.Time.UTC(), d.Tool, d.Agent, d.Ticket, d.Thread, d.Trigger, d.Host, d.Port,
 					capText(d.URL, MaxDecisionURL), d.Outcome, d.Code, d.Cached, d.Proxied, d.ElapsedMS)
 			}
-			// Straight to the connection: the ORM's own Exec walks every
-			// one of the thousands of values to rewrite its placeholders.
+			// Straight to the (prepared) statement: the ORM's own Exec walks
+			// every value to rewrite its placeholders.
 			if _, err := tx.Statement.ConnPool.ExecContext(ctx, decisionInsert(len(chunk), tx.Dialector.Name()), args...); err != nil {
 				return err
 			}
