@@ -70,6 +70,11 @@ type ProxyOptions struct {
 	// setting in force when the tunnel opened, the same bound that applies
 	// to a silent server on an absolute-URI request.
 	TunnelIdleTimeout time.Duration
+	// AcceptTicket takes the client's TicketHeader as the ticket its
+	// requests serve. Off for a proxy whose clients are web pages (a
+	// screenshot's): a page must not label its loads. Either way the header
+	// is never forwarded to the target.
+	AcceptTicket bool
 }
 
 // Proxy is the guarded HTTP forward proxy. It is an http.Handler; serve it
@@ -110,6 +115,9 @@ func (g *Guard) NewProxy(opts ProxyOptions) (*Proxy, error) {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	caller, user, ok := p.authenticate(w, r)
 	if !ok {
+		return
+	}
+	if !p.takeTicket(w, r, &caller) {
 		return
 	}
 	ctx := WithCaller(context.WithValue(r.Context(), proxyUserKey{}, user), caller)
@@ -209,4 +217,23 @@ func parseBasic(header string) (user, pass string, ok bool) {
 		return "", "", false
 	}
 	return strings.Cut(string(decoded), ":")
+}
+
+// takeTicket removes TicketHeader from r, so the target never sees it,
+// and with AcceptTicket names c's ticket with it. A malformed ticket is
+// answered 400 and the request goes no further: a label that cannot be
+// stored must not silently drop off the request.
+func (p *Proxy) takeTicket(w http.ResponseWriter, r *http.Request, c *Caller) bool {
+	ticket := r.Header.Get(TicketHeader)
+	r.Header.Del(TicketHeader)
+	if !p.opts.AcceptTicket || ticket == "" {
+		return true
+	}
+	if err := CheckTicket(ticket); err != nil {
+		te := err.(*TicketError)
+		writeText(w, http.StatusBadRequest, "The "+TicketHeader+" header is not a ticket: "+te.Message+"\nFix: "+te.Fix+"\n")
+		return false
+	}
+	c.Ticket = ticket
+	return true
 }

@@ -67,6 +67,8 @@ type Refusal struct {
 	Entry       string `gorm:"not null;default:''"` // allowlist entry involved, if any
 	Agent       string `gorm:"not null;default:'';index"`
 	Thread      string `gorm:"not null;default:''"`
+	// Ticket is the help-desk ticket the caller named; "" for none.
+	Ticket string `gorm:"not null;default:'';index"`
 	// Trigger is stored as trigger_info: TRIGGER is an SQL keyword, and a
 	// column named after it is a trap for every hand-written query.
 	Trigger   string     `gorm:"not null;default:'';column:trigger_info"`
@@ -127,7 +129,7 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 				return err
 			}
 		}
-		return nil
+		return recordTexts(tx, prepared)
 	})
 	if err != nil {
 		return fmt.Errorf("models: storing %d refusals in %q: %w", len(rows), s.path, err)

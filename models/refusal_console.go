@@ -31,6 +31,16 @@ func (s *Store) ListRefusalsAfter(ctx context.Context, q RefusalQuery, afterID i
 	}
 	// Ascending from the cursor walks the same indexes as the older
 	// direction, only forwards; one extra ID says whether more lie above.
+	// A search reads at most one window of rows per page, as ListRefusals
+	// does: newer rows beyond it are another page.
+	if q.windowed() {
+		idq = idq.Where("id <= ?", afterID+searchScanRows)
+		var beyond int64
+		if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusals WHERE id > ? LIMIT 1) AS n", afterID+searchScanRows).Scan(&beyond).Error; err != nil {
+			return nil, false, fmt.Errorf("models: listing refusals after %d: %w", afterID, err)
+		}
+		newer = beyond > 0
+	}
 	var ids []int64
 	if err := idq.Where("id > ?", afterID).Order("id ASC").Limit(limit+1).Pluck("id", &ids).Error; err != nil {
 		return nil, false, fmt.Errorf("models: listing refusals after %d: %w", afterID, err)
@@ -39,7 +49,7 @@ func (s *Store) ListRefusalsAfter(ctx context.Context, q RefusalQuery, afterID i
 		ids, newer = ids[:limit], true
 	}
 	if len(ids) == 0 {
-		return nil, false, nil
+		return nil, newer, nil
 	}
 	if err := db.Where("id IN ?", ids).Order("id DESC").Find(&rows).Error; err != nil {
 		return nil, false, fmt.Errorf("models: reading refusal page after %d: %w", afterID, err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // purgeChunk is how many rows one purge transaction deletes. Each chunk is
@@ -16,21 +18,45 @@ const purgeChunk = 2000
 // in chunks of purgeChunk rows. It stops early when ctx ends and reports how
 // many rows it deleted so far in either case.
 func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, error) {
+	return s.purgeBefore(ctx, "refusals", t)
+}
+
+// purgeBefore deletes the rows of table (refusals or decisions: a fixed
+// name, never input) whose time is before t, in chunks.
+func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int64, error) {
 	var total int64
 	cutoff := t.UTC()
 	for {
 		if err := ctx.Err(); err != nil {
-			return total, fmt.Errorf("models: purging refusals before %s stopped after %d rows: %w", cutoff.Format(time.RFC3339), total, err)
+			return total, fmt.Errorf("models: purging %s before %s stopped after %d rows: %w", table, cutoff.Format(time.RFC3339), total, err)
 		}
-		res := s.w.WithContext(ctx).Exec(
-			"DELETE FROM refusals WHERE id IN (SELECT id FROM refusals WHERE time < ? ORDER BY time LIMIT ?)",
-			cutoff, purgeChunk)
+		res := s.purgeChunk(ctx, table, cutoff)
 		if res.Error != nil {
-			return total, fmt.Errorf("models: purging refusals before %s after %d rows: %w", cutoff.Format(time.RFC3339), total, res.Error)
+			return total, fmt.Errorf("models: purging %s before %s after %d rows: %w", table, cutoff.Format(time.RFC3339), total, res.Error)
 		}
 		total += res.RowsAffected
 		if res.RowsAffected < purgeChunk {
 			return total, nil
 		}
 	}
+}
+
+// purgeChunk deletes one chunk of table's rows before cutoff, with their
+// search text for refusals, in one transaction.
+func (s *Store) purgeChunk(ctx context.Context, table string, cutoff time.Time) *gorm.DB {
+	const chunk = " WHERE id IN (SELECT id FROM %s WHERE time < ? ORDER BY time LIMIT ?)"
+	var res *gorm.DB
+	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if table == "refusals" {
+			if err := tx.Exec("DELETE FROM refusal_texts"+fmt.Sprintf(chunk, table), cutoff, purgeChunk).Error; err != nil {
+				return err
+			}
+		}
+		res = tx.Exec("DELETE FROM "+table+fmt.Sprintf(chunk, table), cutoff, purgeChunk)
+		return res.Error
+	})
+	if res == nil || (err != nil && res.Error == nil) {
+		return &gorm.DB{Error: err}
+	}
+	return res
 }

@@ -44,6 +44,12 @@ type RefusalQuery struct {
 	// Since is inclusive, Until exclusive.
 	Since time.Time
 	Until time.Time
+	// Ticket matches the caller's ticket exactly (indexed).
+	Ticket string
+	// Search is free text: every word of it must appear, in any case, in
+	// the URL, the redirect chain, the message or the trigger. Without a
+	// ticket, a page searches at most searchScanRows rows (refusal_search.go).
+	Search string
 }
 
 func (q RefusalQuery) pageSize() (int, error) {
@@ -75,7 +81,7 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 		db = db.Where("id < ?", q.BeforeID)
 	}
 	// A fixed order keeps the generated SQL identical for identical filters.
-	for _, f := range [...]struct{ col, v string }{{"code", q.Code}, {"reason", q.Reason}, {"tool", q.Tool}, {"agent", q.Agent}, {"kind", q.Kind}} {
+	for _, f := range [...]struct{ col, v string }{{"code", q.Code}, {"reason", q.Reason}, {"tool", q.Tool}, {"agent", q.Agent}, {"kind", q.Kind}, {"ticket", q.Ticket}} {
 		if f.v != "" {
 			db = db.Where(f.col+" = ?", f.v)
 		}
@@ -98,7 +104,7 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 	if !q.Until.IsZero() {
 		db = db.Where("time < ?", q.Until.UTC())
 	}
-	return db, nil
+	return q.searchFilter(db)
 }
 
 // escapeLike makes s match literally inside a LIKE pattern using '\' as the
@@ -121,17 +127,22 @@ func (s *Store) ListRefusals(ctx context.Context, q RefusalQuery) ([]Refusal, in
 	}
 	db := s.r.WithContext(ctx)
 	// One extra ID tells us whether another page exists without a COUNT.
-	ids, err := q.pageIDs(db, limit+1)
+	var ids []int64
+	var next int64
+	if q.windowed() {
+		ids, next, err = q.searchIDs(db, limit)
+	} else {
+		ids, err = q.pageIDs(db, limit+1)
+		if len(ids) > limit {
+			ids = ids[:limit]
+			next = ids[limit-1]
+		}
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("models: listing refusals: %w", err)
 	}
 	if len(ids) == 0 {
-		return nil, 0, nil
-	}
-	var next int64
-	if len(ids) > limit {
-		ids = ids[:limit]
-		next = ids[limit-1]
+		return nil, next, nil
 	}
 	var rows []Refusal
 	if err := db.Where("id IN ?", ids).Order("id DESC").Find(&rows).Error; err != nil {
@@ -190,7 +201,7 @@ func (q RefusalQuery) pageIDs(db *gorm.DB, n int) ([]int64, error) {
 // filter, the one case where forcing the host index pays: the index alone
 // answers the query. With any other filter, SQLite's own choice is better.
 func (q RefusalQuery) onlyHostSubstring() bool {
-	return q.Host != "" && !q.HostExact && q.Code == "" && q.Reason == "" && q.Tool == "" && q.Agent == "" && q.Kind == "" &&
+	return q.Host != "" && !q.HostExact && q.Code == "" && q.Reason == "" && q.Tool == "" && q.Agent == "" && q.Kind == "" && q.Ticket == "" && q.Search == "" &&
 		q.Status == StatusUnreviewed && !q.Unreviewed && q.Since.IsZero() && q.Until.IsZero()
 }
 

@@ -102,8 +102,8 @@ func RefusalAnswer(tool string, r *guard.Refusal) string {
 	if r.URL != "" {
 		fmt.Fprintf(&b, "URL: %s\n", r.URL)
 	}
-	if len(r.Redirects) > 0 {
-		fmt.Fprintf(&b, "Redirected from: %s\n", strings.Join(r.Redirects, " → "))
+	if line := r.Redirected(); line != "" {
+		b.WriteString(line + "\n")
 	}
 	fmt.Fprintf(&b, "%s\nFix: %s\n", r.Message, r.Fix)
 	if line := RemedyText(r.Remedy); line != "" {

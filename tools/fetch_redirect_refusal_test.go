@@ -22,7 +22,7 @@ func TestFetchRefusedRedirectNamesTheChainInTheAnswer(t *testing.T) {
 	if !slices.Equal(res.Refusal.Redirects, chain) {
 		t.Fatalf("refusal redirects %q, want %q", res.Refusal.Redirects, chain)
 	}
-	if !strings.Contains(res.Text, "Redirected from: http://short.example.com/s/abc\n") {
+	if !strings.Contains(res.Text, "Redirected from http://short.example.com/s/abc to http://10.0.0.1/admin.\n") {
 		t.Fatalf("the agent's answer does not name the redirect chain:\n%s", res.Text)
 	}
 	if res.Refusal.Tool != FetchURLName || res.Refusal.Agent != turnA.Agent || res.Refusal.Port != 80 {

@@ -80,7 +80,7 @@ func (t *Tool) mcpTool() *mcp.Tool {
 		Name:        t.Name,
 		Title:       t.Title,
 		Description: t.Description,
-		InputSchema: t.Schema,
+		InputSchema: t.listedSchema(),
 		Annotations: &mcp.ToolAnnotations{
 			Title:           t.Title,
 			ReadOnlyHint:    t.Effect == EffectRead,

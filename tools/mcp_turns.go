@@ -2,15 +2,21 @@ package tools
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/outboundhq/outbound/guard"
 )
 
 // MCP has no notion of an agent's turn, so the tools delimit one:
 //
-//   - The thread is the MCP session.
+//   - The thread is the MCP session, written "mcp:" + its id, so that a
+//     page can tell an opaque session id from a thread a person named.
+//   - The ticket is the X-Outbound-Ticket header of the HTTP transport, or
+//     the call's own "ticket" argument.
 //   - A client that knows its turns sends "_meta": {"outbound/trigger": "…"}
 //     with each call (a ticket message id, say); calls with the same
 //     trigger are one turn.
@@ -22,6 +28,16 @@ const (
 	mcpTriggerMeta = "outbound/trigger"
 	mcpMaxSessions = 10000
 )
+
+// MCPThreadPrefix begins the thread of every call over an MCP session.
+const MCPThreadPrefix = "mcp:"
+
+// SessionThread reports whether thread is an MCP session's (or stdio's):
+// an id no person chose, which pages show only where nothing better, such
+// as a ticket, names the conversation.
+func SessionThread(thread string) bool {
+	return thread == "stdio" || strings.HasPrefix(thread, MCPThreadPrefix)
+}
 
 type mcpTurns struct {
 	mu       sync.Mutex
@@ -42,7 +58,10 @@ func (m *mcpTurns) turn(req *mcp.CallToolRequest, localAgent string, now time.Ti
 		t.Agent = req.Extra.TokenInfo.UserID
 	}
 	if req.Session != nil && req.Session.ID() != "" {
-		t.Thread = req.Session.ID()
+		t.Thread = MCPThreadPrefix + req.Session.ID()
+	}
+	if req.Extra != nil && req.Extra.Header != nil {
+		t.Ticket = req.Extra.Header.Get(guard.TicketHeader)
 	}
 	if req.Params != nil {
 		if v, ok := req.Params.GetMeta()[mcpTriggerMeta].(string); ok && v != "" {

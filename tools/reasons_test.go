@@ -32,7 +32,7 @@ func TestRefusalAnswerShowsTheTypedValue(t *testing.T) {
 	ans := RefusalAnswer("fetch_url", r)
 	for _, want := range []string{
 		"fetch_url was refused: forbidden (not_allowlisted).",
-		"Redirected from: http://a.example/ → http://b.example/",
+		"Redirected from http://a.example/ to http://intranet.corp:8080/x, through http://b.example/.",
 		"Fix: Add intranet.corp:8080 to the allowlist.",
 		"An admin can help: add the allowlist entry intranet.corp:8080.",
 	} {

@@ -267,16 +267,28 @@ func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
 		return Result{}, &UnknownToolError{Name: c.Tool, Known: r.Names()}
 	}
 	start := r.now()
-	caller := guard.Caller{Tool: t.recordedAs(), Agent: c.Turn.Agent, Thread: c.Turn.Thread, Trigger: c.Turn.Trigger, Ticket: c.Turn.Ticket}
+	turn := c.Turn
+	args, ticket, err := t.input(c.Args, c.From)
+	if ticket != "" {
+		turn.Ticket = ticket // the call's own word wins over its transport's
+	}
+	// A transport's ticket (a header) is checked here, once for all of
+	// them; a malformed one is never recorded, whatever else is wrong.
+	if terr := guard.CheckTicket(turn.Ticket); terr != nil {
+		turn.Ticket = ""
+		if err == nil {
+			err = ticketInputError(terr)
+		}
+	}
+	caller := guard.Caller{Tool: t.recordedAs(), Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger, Ticket: turn.Ticket}
 	ctx, notes := guard.WithNotes(guard.WithCaller(ctx, caller))
 	conv := &conversation{thread: c.Turn.Thread, reads: r.reads, settings: r.settings, now: r.now}
 	ctx = withConversation(ctx, conv)
 	var res Result
-	args, err := t.input(c.Args, c.From)
 	if err != nil {
 		res = inputRefusal(t.Name, err)
 	} else {
-		res = t.Run(ctx, c.Turn, args)
+		res = t.Run(ctx, turn, args)
 		if !t.NoWeb && broughtWeb(res) {
 			r.reads.mark(c.Turn.Thread, r.now())
 		}

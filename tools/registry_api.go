@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/outboundhq/outbound/guard"
 )
 
 // API serves POST /api/v1/tools/{name} for every tool of the registry,
@@ -12,7 +14,8 @@ import (
 // the last element of the path; a name that is no tool is a JSON 404
 // naming the tools. The agent is the token's name; the turn is (agent,
 // thread, trigger), where "thread" and "trigger" are the API's own fields
-// beside the tool's input.
+// beside the tool's input. The ticket is the input's "ticket", or the
+// X-Outbound-Ticket header.
 func (r *Registry) API(agents Agents) *ToolAPI {
 	return &ToolAPI{reg: r, agents: agents}
 }
@@ -65,7 +68,7 @@ func (a *ToolAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteAPIError(w, err)
 		return
 	}
-	turn := Turn{Agent: agent}
+	turn := Turn{Agent: agent, Ticket: r.Header.Get(guard.TicketHeader)}
 	for field, into := range map[string]*string{"thread": &turn.Thread, "trigger": &turn.Trigger} {
 		raw, ok := body[field]
 		if !ok {

@@ -28,9 +28,10 @@ type InputError struct {
 
 func (e *InputError) Error() string { return e.Message }
 
-// input decodes raw as an object and checks it: with t.Check when set,
+// input decodes raw as an object, takes the call's ticket out of it
+// (registry_ticket.go), and checks the rest: with t.Check when set,
 // otherwise against t.Schema. from names the input in messages.
-func (t *Tool) input(raw json.RawMessage, from string) (map[string]json.RawMessage, error) {
+func (t *Tool) input(raw json.RawMessage, from string) (map[string]json.RawMessage, string, error) {
 	if from == "" {
 		from = "input"
 	}
@@ -38,13 +39,20 @@ func (t *Tool) input(raw json.RawMessage, from string) (map[string]json.RawMessa
 	args := map[string]json.RawMessage{}
 	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
 		if trimmed[0] != '{' || json.Unmarshal(trimmed, &args) != nil {
-			return nil, &InputError{Message: fmt.Sprintf("The %s must be a JSON object.", from), Fix: example}
+			return nil, "", &InputError{Message: fmt.Sprintf("The %s must be a JSON object.", from), Fix: example}
+		}
+	}
+	var ticket string
+	if !t.ownsTicket() {
+		var err error
+		if ticket, err = takeTicket(args); err != nil {
+			return nil, "", err
 		}
 	}
 	if t.Check != nil {
-		return args, t.Check(args)
+		return args, ticket, t.Check(args)
 	}
-	return args, checkObject(t.Schema, args, from, example)
+	return args, ticket, checkObject(t.Schema, args, from, example)
 }
 
 func checkObject(s *jsonschema.Schema, args map[string]json.RawMessage, from, example string) error {

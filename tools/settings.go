@@ -21,6 +21,9 @@ type Settings struct {
 	ReadsPerTurn  int           // new pages one agent turn may read
 	CacheTTL      time.Duration // how long an extracted page is served from cache
 	RetentionDays int           // how long the refusal log keeps a refusal
+	// DecisionRetentionDays is how long the decisions store keeps an
+	// allowed decision, for tickets' timelines.
+	DecisionRetentionDays int
 
 	ShotMaxWidth      int // widest viewport take_screenshot accepts
 	ShotMaxHeight     int // tallest viewport take_screenshot accepts
@@ -61,6 +64,8 @@ func DefaultSettings() Settings {
 		ReadsPerTurn:  8,
 		CacheTTL:      5 * time.Minute,
 		RetentionDays: 30,
+
+		DecisionRetentionDays: 7,
 
 		ShotMaxWidth:      1920,
 		ShotMaxHeight:     1200,
@@ -177,6 +182,9 @@ var SettingDefs = []SettingDef{
 	{"retention_days", "Refusal log retention (days)", "How many days the refusal log keeps a refusal. Shrinking it deletes older refusals at the next purge.",
 		func(s *Settings, v string) error { return parseInt(v, 1, 3650, "30", &s.RetentionDays) },
 		func(s *Settings) string { return strconv.Itoa(s.RetentionDays) }},
+	{"decision_retention_days", "Allowed decisions retention (days)", "How many days the decisions store keeps allowed requests that name a ticket, which tickets' timelines show beside their refusals. Every such request is a row, so keep it short; shrinking it deletes older rows at the next purge. 0 stores none: timelines then show refusals only.",
+		func(s *Settings, v string) error { return parseInt(v, 0, 90, "7", &s.DecisionRetentionDays) },
+		func(s *Settings) string { return strconv.Itoa(s.DecisionRetentionDays) }},
 }
 
 // SettingChoice is one value of a setting that takes one of a few, with

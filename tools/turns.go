@@ -42,6 +42,7 @@ func newTurnBudget(maxTurns int) *turnBudget {
 // page is admitted while the turn has read fewer than limit pages. The
 // second result is how many pages the turn has read.
 func (b *turnBudget) admit(turn Turn, page string, limit int) (bool, int) {
+	turn.Ticket = "" // a turn is one turn whatever tickets its calls name: varying it must not reset the count
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	el, ok := b.byTurn[turn]
@@ -68,6 +69,7 @@ func (b *turnBudget) admit(turn Turn, page string, limit int) (bool, int) {
 // forget removes page from turn's count, for a read that failed before any
 // text reached the agent.
 func (b *turnBudget) forget(turn Turn, page string) {
+	turn.Ticket = ""
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if el, ok := b.byTurn[turn]; ok {

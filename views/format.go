@@ -24,3 +24,6 @@ func day(t time.Time) string {
 	}
 	return t.UTC().Format("2006-01-02")
 }
+
+// countText is "1 refused", "3 allowed".
+func countText(n int, what string) string { return fmt.Sprintf("%d %s", n, what) }

@@ -65,7 +65,7 @@ func newHarnessWith(t *testing.T, more func(*Deps)) *harness {
 	h.setup, _ = NewSetupToken()
 	d := Deps{
 		Store: h.store, Guard: h.guard, Setup: h.setup,
-		Settings: a.Settings, Config: a, Identity: a, Refusals: a,
+		Settings: a.Settings, Config: a, Identity: a, Refusals: a, Tickets: a,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	if more != nil {

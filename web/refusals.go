@@ -68,6 +68,7 @@ func (s *Server) refusalLog(c echo.Context) error {
 		rows, next, err = s.d.Store.ListRefusals(ctx, q)
 		if next != 0 {
 			vm.OlderHref = f.href("/refusals", "before", strconv.FormatInt(next, 10))
+			vm.SearchNote = searchNote(q, len(rows), next)
 		}
 	}
 	if err != nil {
@@ -100,6 +101,7 @@ func (s *Server) refusalLog(c echo.Context) error {
 		vm.Rows[i] = views.RefusalRow{
 			ID: v.ID, Href: detailHref(v.ID, back), Time: v.Time, Tool: v.Tool, Agent: v.Agent, Host: shownHost(v),
 			Code: string(v.Code), Reason: string(v.Reason), Kind: string(v.KindOf()), URL: v.URL, Status: v.Status,
+			Ticket: v.Ticket, TicketHref: ticketHref(v.Ticket), Thread: shownThread(v.Thread), Redirected: v.Redirected(),
 		}
 	}
 	return render(c, http.StatusOK, views.RefusalLogPage(s.shell(c, "Refusal log", "refusals"), vm))
@@ -200,6 +202,7 @@ func (s *Server) detailView(c echo.Context, r models.Refusal, back string) views
 		Code: string(v.Code), Reason: string(v.Reason), Kind: string(v.KindOf()), Message: v.Message, Fix: v.Fix,
 		Remedy: tools.RemedyText(v.Remedy), Entry: v.Entry,
 		Tool: v.Tool, Agent: v.Agent, Thread: v.Thread, Trigger: v.Trigger, Via: viaText(v.Proxied, v.Tool),
+		Ticket: v.Ticket, TicketHref: ticketHref(v.Ticket), SessionThread: tools.SessionThread(v.Thread), Redirected: v.Redirected(),
 		Status: v.Status, Comment: v.Comment, ReviewedBy: v.ReviewedBy,
 		BackHref: "/refusals",
 		Review: views.RefusalReviewForm{

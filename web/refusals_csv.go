@@ -20,6 +20,7 @@ var refusalCSVHeader = []string{
 	"id", "time_utc", "tool", "proxied", "agent", "thread", "trigger", "url", "host", "port", "addresses",
 	"code", "reason", "kind", "message", "fix", "remedy", "remedy_value", "entry", "redirects",
 	"review_status", "comment", "reviewed_by", "reviewed_at_utc",
+	"ticket",
 }
 
 // csvFlushEvery is how many rows go out before the response is flushed, so
@@ -83,6 +84,7 @@ func refusalCSVRecord(r app.LoggedRefusal) []string {
 		r.URL, r.Host, strconv.Itoa(int(r.Port)), strings.Join(addrTexts(r.Addresses), ","), string(r.Code), string(r.Reason),
 		string(r.KindOf()), r.Message, r.Fix, remedy, r.Remedy.Value(), r.Entry,
 		strings.Join(r.Redirects, "\n"), csvStatus(models.ReviewStatus(r.Status)), r.Comment, r.ReviewedBy, reviewed,
+		r.Ticket,
 	}
 	for i := range rec {
 		rec[i] = spreadsheetSafe(rec[i])

@@ -16,7 +16,7 @@ import (
 
 // refusalFilterKeys are the query parameters that filter the refusal log,
 // in the order they are written into links.
-var refusalFilterKeys = []string{"code", "reason", "kind", "tool", "agent", "host", "from", "to", "status"}
+var refusalFilterKeys = []string{"code", "reason", "kind", "tool", "agent", "host", "from", "to", "status", "ticket", "q"}
 
 // kindOptions are the values of the kind filter: a refusal of the policy,
 // or a failure of the network.
@@ -98,6 +98,7 @@ func parseRefusalFilter(in url.Values) refusalFilter {
 		}
 	}
 	f.parseTimes()
+	f.parseTicketAndSearch(get("ticket"), get("q")) // refusals_ticket.go
 	if v := f.form.Status; v != "" {
 		switch st := models.ReviewStatus(v); {
 		case v == "unreviewed":
@@ -249,6 +250,7 @@ func (f refusalFilter) problems() string {
 var refusalFilterLabels = map[string]string{
 	"code": "Code", "reason": "Reason", "kind": "Kind", "tool": "Tool", "agent": "Agent",
 	"host": "Host", "from": "From", "to": "To", "status": "Review",
+	"ticket": "Ticket", "q": "Search",
 }
 
 // badFields names the filters that did not parse, by their labels, in

@@ -95,7 +95,7 @@ func TestRefusalLogListsNewestFirst(t *testing.T) {
 	}
 	top := p.doc.Find(`[data-testid="refusal-row"]`).First()
 	cells := top.Find("td").Map(func(_ int, s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") })
-	wantCells := []string{"2025-03-06 07:00:00", "take_screenshot", "helpdesk", "intranet.corp", "forbidden not_allowlisted", "https://intranet.corp/", "Unreviewed"}
+	wantCells := []string{"2025-03-06 07:00:00", "take_screenshot", "helpdesk", "—", "intranet.corp", "forbidden not_allowlisted", "https://intranet.corp/", "Unreviewed"}
 	if !slices.Equal(cells, wantCells) {
 		t.Errorf("top row cells %q, want %q", cells, wantCells)
 	}

@@ -71,7 +71,7 @@ func TestRefusalIsOneValueFromGuardToPageAndCSV(t *testing.T) {
 	// The agent reads the same value as an agent may: internal, ask an
 	// admin; the entry stays on the admin's surfaces below.
 	ans := tools.RefusalAnswer("fetch_url", refused)
-	for _, want := range []string{"Redirected from: " + first, "Fix: " + guard.AgentInternalFix} {
+	for _, want := range []string{"Redirected from " + first + " to http://wiki.intranet.corp/", "Fix: " + guard.AgentInternalFix} {
 		if !strings.Contains(ans, want) {
 			t.Errorf("tool answer lacks %q:\n%s", want, ans)
 		}

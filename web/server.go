@@ -64,6 +64,8 @@ type Deps struct {
 
 	// Refusals saves reviews of the refusal log, audited.
 	Refusals RefusalReviewer
+	// Tickets reads tickets' timelines. *app.App implements it.
+	Tickets TicketTimelines
 
 	// Listen is the address the console's listener is bound to, and
 	// AllowedHosts the further names (or host:port) it answers to; any
@@ -169,6 +171,8 @@ func New(d Deps) *Server {
 	signed.GET("/refusals", s.refusalLog)
 	signed.GET("/refusals.csv", s.refusalCSV)
 	signed.GET("/refusals/:id", s.refusalDetail)
+	signed.GET("/tickets", s.ticketLookup)
+	signed.GET("/tickets/:id", s.ticketTimeline)
 	signed.POST("/refusals/:id/review", s.reviewRefusal)
 
 	admin.GET("/agents", s.agentsPage)

@@ -118,6 +118,7 @@ func standaloneProxy(a *app.App) (*guard.Proxy, error) {
 	return a.Guard().NewProxy(guard.ProxyOptions{
 		Authenticate: (&tokenAuth{agents: a, cache: map[string]cachedAgent{}}).authenticate,
 		AuthHint:     "Use an agent's API token (console token create NAME) as the password; any user name will do.",
+		AcceptTicket: true, // agents name the ticket a request serves with X-Outbound-Ticket
 	})
 }
 

@@ -14,22 +14,31 @@ import (
 )
 
 func runRefusals(ctx context.Context, e env, args []string) error {
-	var db, kind string
+	var db, kind, ticket, search string
 	var asJSON bool
 	limit := 50
 	fs := newFlags("refusals", &db)
 	fs.BoolVar(&asJSON, "json", false, "print the refusals as JSON")
 	fs.StringVar(&kind, "kind", "", "show only `policy` refusals or network failures (network)")
 	fs.Var(boundedInt{&limit, "limit", 1, "give 1 to 500, e.g. --limit 50"}, "limit", "show the newest `N` refusals, at most 500")
+	fs.StringVar(&ticket, "ticket", "", "show only the refusals of the help-desk ticket `ID`, as the agent sent it")
+	fs.StringVar(&search, "search", "", "show only refusals whose URL, redirects, message or trigger hold every one of these `WORDS`, in any case")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 0 {
-		return usagef("refusals takes no arguments; use --limit N, --kind and --json")
+		return usagef("refusals takes no arguments; use --limit N, --kind, --ticket ID, --search WORDS and --json")
 	}
 	if kind != "" && !slices.Contains(guard.Kinds, guard.Kind(kind)) {
 		return usagef("--kind %q is not a kind; use --kind policy (refused by the policy) or --kind network (the network failed)", kind)
+	}
+	if err := guard.CheckTicket(ticket); err != nil {
+		te := err.(*guard.TicketError)
+		return usagef("--ticket %q: %s %s", ticket, te.Message, te.Fix)
+	}
+	if _, err := models.SearchWords(search); err != nil {
+		return usagef("--search: %s", tools.Sentence(err.Error()))
 	}
 	if limit > models.MaxRefusalPage {
 		return usagef("--limit %d is over %d; page through the console's refusal log for more", limit, models.MaxRefusalPage)
@@ -39,7 +48,7 @@ func runRefusals(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer store.Close()
-	rows, _, err := store.ListRefusals(ctx, models.RefusalQuery{Limit: limit, Kind: kind})
+	rows, err := newestRefusals(ctx, store, models.RefusalQuery{Kind: kind, Ticket: ticket, Search: search}, limit)
 	if err != nil {
 		return err
 	}
@@ -57,14 +66,18 @@ func runRefusals(ctx context.Context, e env, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tTOOL\tAGENT\tKIND\tCODE\tREASON\tURL\tMESSAGE\tREMEDY")
+	fmt.Fprintln(tw, "TIME\tTOOL\tAGENT\tTICKET\tKIND\tCODE\tREASON\tURL\tMESSAGE\tREMEDY")
 	// A refused URL is whatever an agent, a page or a redirect chose, and
 	// the message and remedy quote it: every cell is shown on one line
 	// with its control characters escaped.
 	for _, row := range rows {
 		r := app.LoggedRefusalOf(row)
-		cells := []string{r.Time.Local().Format("2006-01-02 15:04:05"), dash(r.Tool), dash(r.Agent),
-			string(r.KindOf()), string(r.Code), string(r.Reason), r.URL, r.Message, dash(tools.RemedyText(r.Remedy))}
+		message := r.Message
+		if red := r.Redirected(); red != "" {
+			message += " " + red
+		}
+		cells := []string{r.Time.Local().Format("2006-01-02 15:04:05"), dash(r.Tool), dash(r.Agent), dash(r.Ticket),
+			string(r.KindOf()), string(r.Code), string(r.Reason), r.URL, message, dash(tools.RemedyText(r.Remedy))}
 		for i, c := range cells {
 			cells[i] = safeLine(c)
 		}
@@ -78,4 +91,23 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// newestRefusals is the newest limit refusals matching q. A search reads
+// the log a window at a time (models.RefusalQuery.Search), so pages that
+// end short are followed until limit rows are found or the log ends.
+func newestRefusals(ctx context.Context, store *models.Store, q models.RefusalQuery, limit int) ([]models.Refusal, error) {
+	var out []models.Refusal
+	for {
+		q.Limit = limit - len(out)
+		rows, next, err := store.ListRefusals(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+		if next == 0 || len(out) >= limit {
+			return out, nil
+		}
+		q.BeforeID = next
+	}
 }

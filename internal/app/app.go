@@ -46,6 +46,9 @@ type App struct {
 
 	// passwordCost is bcrypt's cost for new password hashes (identity.go).
 	passwordCost int
+
+	// decisions keeps allowed decisions for tickets' timelines (decisions.go).
+	decisions decisionRows
 }
 
 // Options configure Open.
@@ -101,6 +104,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
+	a.decisions = models.NewDecisionWriter(store, models.RefusalWriterOptions{})
 	a.guard = guard.New(guard.Options{Wording: ConsoleWording, Resolver: opts.Resolver, Recorder: guard.RecorderFunc(a.record)})
 	if !opts.ReadOnly {
 		if a.secrets, err = OpenSecretBox(dbPath, opts.Getenv); err != nil {
@@ -205,7 +209,7 @@ func (a *App) Close() error {
 	a.guard.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return errors.Join(a.refusals.Close(ctx), a.store.Close())
+	return errors.Join(a.refusals.Close(ctx), a.decisions.Close(ctx), a.store.Close())
 }
 
 // isStoredConfigError reports a stored entry or setting that does not

@@ -11,8 +11,9 @@ const purgeEvery = time.Hour
 // sessionMaxAge is how long a console session row is kept after its last use.
 const sessionMaxAge = 7 * 24 * time.Hour
 
-// PurgeLoop deletes refusals older than the retention setting, and stale
-// sessions, now and then every purgeEvery. It returns when ctx ends.
+// PurgeLoop deletes refusals older than the retention setting, allowed
+// decisions older than theirs, and stale sessions, now and then every
+// purgeEvery. It returns when ctx ends.
 func (a *App) PurgeLoop(ctx context.Context) {
 	t := time.NewTicker(purgeEvery)
 	defer t.Stop()
@@ -25,6 +26,7 @@ func (a *App) PurgeLoop(ctx context.Context) {
 		case n > 0:
 			a.log.Info("refusal log purged", "deleted", n, "retention_days", days)
 		}
+		a.purgeDecisions(ctx)
 		if _, err := a.store.PurgeSessions(ctx, time.Now().Add(-sessionMaxAge)); err != nil && ctx.Err() == nil {
 			a.log.Error("session purge failed", "err", err)
 		}

@@ -16,6 +16,7 @@ const (
 	LogTool      = "tool"
 	LogAgent     = "agent"
 	LogThread    = "thread"
+	LogTicket    = "ticket"
 	LogTrigger   = "trigger"
 	LogURL       = "url"
 	LogHost      = "host"
@@ -57,6 +58,7 @@ func (a *App) record(rec guard.Record) {
 	if rec.Refusal != nil && !rec.Burst {
 		a.refusals.Write(refusalRow(rec))
 	}
+	a.recordDecision(rec) // an allowed one, into the decisions store (decisions.go)
 }
 
 func (a *App) logRecord(rec guard.Record) {
@@ -70,7 +72,7 @@ func (a *App) logRecord(rec guard.Record) {
 	// Typed attributes: this runs once per proxied request.
 	attrs := []slog.Attr{
 		slog.String(LogTool, rec.Caller.Tool), slog.String(LogAgent, rec.Caller.Agent),
-		slog.String(LogThread, rec.Caller.Thread), slog.String(LogTrigger, rec.Caller.Trigger),
+		slog.String(LogThread, rec.Caller.Thread), slog.String(LogTicket, rec.Caller.Ticket), slog.String(LogTrigger, rec.Caller.Trigger),
 		slog.String(LogURL, rec.URL), slog.String(LogHost, rec.Host), slog.Int(LogPort, int(rec.Port)),
 		slog.String(LogDecision, decision),
 	}

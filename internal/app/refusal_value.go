@@ -21,6 +21,7 @@ type LoggedRefusal struct {
 	// call: a refused screenshot navigation is both, one row each.
 	Proxied    bool       `json:"proxied"`
 	Thread     string     `json:"thread,omitempty"`
+	Ticket     string     `json:"ticket,omitempty"`
 	Trigger    string     `json:"trigger,omitempty"`
 	Status     string     `json:"status,omitempty"`
 	Comment    string     `json:"comment,omitempty"`
@@ -43,7 +44,7 @@ func LoggedRefusalOf(r models.Refusal) LoggedRefusal {
 			Tool: r.Tool, Agent: r.Agent, URL: r.URL, Host: r.Host, Port: uint16(r.Port), Entry: r.Entry,
 			Addresses: addrsOf(r.Addresses), Redirects: []string(r.Redirects),
 		},
-		Proxied: r.Proxied, Thread: r.Thread, Trigger: r.Trigger, Status: string(r.Status), Comment: r.Comment,
+		Proxied: r.Proxied, Thread: r.Thread, Ticket: r.Ticket, Trigger: r.Trigger, Status: string(r.Status), Comment: r.Comment,
 		ReviewedBy: r.ReviewedBy, ReviewedAt: r.ReviewedAt,
 	}
 	if out.ReviewedAt != nil {

@@ -1,0 +1,147 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"gorm.io/gorm"
+)
+
+// Free-text search of the refusal log. Every word of the search must
+// appear, in any case, in the URL, the redirect chain, the message or the
+// trigger. That text is kept lower-cased (by Go) in refusal_texts
+// (refusal_text.go) and the words are lower-cased the same way, so LIKE
+// never folds case: no reliance on SQLite's case-insensitive LIKE, and
+// the same query on PostgreSQL (where a pg_trgm index can serve it).
+//
+// A word found anywhere in a text cannot be answered from an ordinary
+// index, so a search without a ticket reads rows. To keep every page
+// fast however large the log grows, one page reads at most searchScanRows
+// of the log's rows, newest first: when the page is not full by then, it
+// ends early and its next cursor continues the search below the rows it
+// read ("search older"). A common word fills its page within the first
+// few thousand rows; a rare one takes a page per searchScanRows rows. A
+// search within a ticket reads only that ticket's rows (indexed), whole.
+
+// searchScanRows is how many rows one page of a search reads at most:
+// about 40 ms of CPU on the benchmark machine (models/refusal_bench_test.go).
+// A variable only so that tests can show a window's end on a small log.
+var searchScanRows int64 = 200_000
+
+// MaxSearchWords and MaxSearchLen bound a search.
+const (
+	MaxSearchWords = 8
+	MaxSearchLen   = 200
+)
+
+// SearchWords splits a search into its lower-cased words, or says what is
+// wrong with it.
+func SearchWords(search string) ([]string, error) {
+	if n := len([]rune(search)); n > MaxSearchLen {
+		return nil, fmt.Errorf("the search has %d characters; use at most %d", n, MaxSearchLen)
+	}
+	var words []string
+	for _, w := range strings.Fields(strings.ToLower(search)) {
+		if !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	if len(words) > MaxSearchWords {
+		return nil, fmt.Errorf("the search has %d words; use at most %d, the most telling ones", len(words), MaxSearchWords)
+	}
+	return words, nil
+}
+
+// textMatch is the condition that a refusal_texts row holds every word.
+func textMatch(words []string) (string, []any) {
+	conds := make([]string, len(words))
+	args := make([]any, len(words))
+	for i, w := range words {
+		conds[i] = `t.text LIKE ? ESCAPE '\'`
+		args[i] = "%" + escapeLike(w) + "%"
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// searchFilter keeps the refusals whose text holds every word of
+// q.Search: one probe of refusal_texts by ID per candidate row, so the
+// other filters' indexes still choose the candidates.
+func (q RefusalQuery) searchFilter(db *gorm.DB) (*gorm.DB, error) {
+	words, err := SearchWords(q.Search)
+	if err != nil {
+		return nil, fmt.Errorf("models: %w", err)
+	}
+	if len(words) == 0 {
+		return db, nil
+	}
+	cond, args := textMatch(words)
+	return db.Where("EXISTS (SELECT 1 FROM refusal_texts t WHERE t.id = refusals.id AND "+cond+")", args...), nil
+}
+
+// onlySearch reports whether the search is q's only filter, when the
+// narrow text table alone answers the page.
+func (q RefusalQuery) onlySearch() bool {
+	return q.Code == "" && q.Reason == "" && q.Tool == "" && q.Agent == "" && q.Kind == "" && q.Host == "" &&
+		q.Status == StatusUnreviewed && !q.Unreviewed && q.Since.IsZero() && q.Until.IsZero() && q.Ticket == ""
+}
+
+// textIDs is the ID step of a search with no other filter, from
+// refusal_texts alone: the newest n IDs in [low, top) whose text holds
+// every word.
+func (q RefusalQuery) textIDs(db *gorm.DB, low, top int64, n int) ([]int64, error) {
+	words, err := SearchWords(q.Search)
+	if err != nil {
+		return nil, err
+	}
+	cond, args := textMatch(words)
+	var ids []int64
+	err = db.Table("refusal_texts AS t").Where("t.id >= ? AND t.id < ?", low, top).Where(cond, args...).
+		Order("t.id DESC").Limit(n).Pluck("t.id", &ids).Error
+	return ids, err
+}
+
+// windowed reports whether a page of q reads a bounded window of rows: a
+// search that no indexed ticket narrows.
+func (q RefusalQuery) windowed() bool {
+	return strings.TrimSpace(q.Search) != "" && q.Ticket == ""
+}
+
+// searchIDs returns a windowed search's page: up to limit IDs below
+// q.BeforeID among the searchScanRows rows below it, and the cursor of the
+// next page. That cursor is the last ID shown when the page is full, the
+// bottom of the window read when it is not and older rows remain, and 0
+// when the log has been searched to its end.
+func (q RefusalQuery) searchIDs(db *gorm.DB, limit int) ([]int64, int64, error) {
+	top := q.BeforeID
+	if top == 0 {
+		if err := db.Raw("SELECT COALESCE(MAX(id), 0) + 1 FROM refusals").Scan(&top).Error; err != nil {
+			return nil, 0, err
+		}
+	}
+	low := max(top-searchScanRows, 0)
+	var ids []int64
+	var err error
+	if q.onlySearch() {
+		ids, err = q.textIDs(db, low, top, limit+1)
+	} else {
+		ids, err = q.selectIDs(db.Where("id >= ?", low), limit+1, "")
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(ids) > limit {
+		return ids[:limit], ids[limit-1], nil
+	}
+	if low == 0 {
+		return ids, 0, nil
+	}
+	var older int64
+	if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusals WHERE id < ? LIMIT 1) AS o", low).Scan(&older).Error; err != nil {
+		return nil, 0, err
+	}
+	if older == 0 {
+		return ids, 0, nil
+	}
+	return ids, low, nil
+}
