@@ -35,7 +35,11 @@ type Decision struct {
 	// Entry is the allowlist entry that admitted (or was considered for)
 	// the host; zero under PUBLIC WEB.
 	Entry Entry
+	// WouldRefuse is set on an allowed decision that the caller's
+	// report-only rules would have refused: what enforcing them would do.
+	WouldRefuse *Refusal
 
+	narrow   bool       // the caller's scope is in allowlist mode
 	literal  netip.Addr   // the host, when it is an IP literal
 	resolved []netip.Addr // the resolver's answers, unmapped
 }
