@@ -39,7 +39,7 @@ type Decision struct {
 	// report-only rules would have refused: what enforcing them would do.
 	WouldRefuse *Refusal
 
-	narrow   bool       // the caller's scope is in allowlist mode
+	narrow   bool         // the caller's scope is in allowlist mode
 	literal  netip.Addr   // the host, when it is an IP literal
 	resolved []netip.Addr // the resolver's answers, unmapped
 }

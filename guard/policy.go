@@ -13,10 +13,10 @@ import "sync"
 type Policy struct {
 	// list is the default scope's enforced entries: what Allowlist
 	// returns, and what a caller no scoped rule names is decided by.
-	list   *Allowlist
-	rules  []Rule
-	base   *view
-	scopes *scopes // nil when no rule is scoped
+	list     *Allowlist
+	rules    []Rule
+	base     *view
+	scopes   *scopes // nil when no rule is scoped
 	settings Settings
 	// wording names the admin's controls in refusals' fixes.
 	wording Wording

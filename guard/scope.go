@@ -178,8 +178,8 @@ type scopes struct {
 	views  []*view
 	lazy   lazyViews
 	// build makes a view for a key: the policy's builder, kept for lazy views.
-	build func(agent, tool, service string) *view
-	names []string // tool names by number
+	build      func(agent, tool, service string) *view
+	names      []string // tool names by number
 	agentNames []string
 }
 
