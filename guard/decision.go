@@ -97,6 +97,8 @@ type decisionJSON struct {
 	Range     string       `json:"range,omitempty"`
 	Entry     string       `json:"entry,omitempty"`
 	Addresses []netip.Addr `json:"addresses"`
+	// WouldRefuse is what the caller's report-only entries would refuse.
+	WouldRefuse *Refusal `json:"would_refuse,omitempty"`
 }
 
 // MarshalJSON prints {"url","allowed","code","reason","message","fix","remedy","kind","range","entry","addresses"}.
@@ -108,5 +110,6 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 	return json.Marshal(decisionJSON{
 		URL: d.urlString(), Allowed: d.Allowed, Code: d.Code, Reason: d.Reason,
 		Message: d.Message, Fix: d.Fix, Remedy: d.Remedy, Kind: d.Kind, Range: d.Range, Entry: d.Entry.String(), Addresses: addrs,
+		WouldRefuse: d.WouldRefuse,
 	})
 }

@@ -64,6 +64,9 @@ type Refusal struct {
 	// with the entry, "change_setting" with the settings key, or "" (none).
 	RemedyKind  string `gorm:"not null;default:''"`
 	RemedyValue string `gorm:"not null;default:''"`
+	// RemedyInternal: the entry is best added as an internal host, which
+	// does not narrow the caller's public web.
+	RemedyInternal bool `gorm:"not null;default:false"`
 	Entry       string `gorm:"not null;default:''"` // allowlist entry involved, if any
 	Agent       string `gorm:"not null;default:'';index"`
 	Thread      string `gorm:"not null;default:''"`
