@@ -171,6 +171,7 @@ func (a *App) AddEntries(ctx context.Context, req AddEntries) (EntriesAdded, err
 	if err != nil {
 		return EntriesAdded{}, a.allowlistRace(ctx, req.Version, err)
 	}
+	a.closeNeedsAccess(ctx, req.Actor, rows)
 	after := st
 	after.Rows = append(slices.Clone(st.Rows), rows...)
 	res.Mode = ModeChange{Scope: req.Scope, Was: st.ReachOf(req.Scope), Now: after.ReachOf(req.Scope)}
