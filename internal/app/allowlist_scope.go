@@ -314,3 +314,21 @@ func (a *App) EffectiveFor(agent, tool string) Effective {
 	r := p.ReachOf(c)
 	return Effective{Caller: c, Reach: r, Badge: BadgeOf(r), Rules: p.RulesFor(c)}
 }
+
+// RemovalMode is what removing row would do to its scope's mode.
+func (st AllowlistState) RemovalMode(row models.AllowlistEntry) ModeChange {
+	after := st
+	after.Rows = slices.DeleteFunc(slices.Clone(st.Rows), func(r models.AllowlistEntry) bool { return r.ID == row.ID })
+	s := ScopeOf(row)
+	return ModeChange{Scope: s, Was: st.ReachOf(s), Now: after.ReachOf(s)}
+}
+
+// RowByID returns the row with id.
+func (st AllowlistState) RowByID(id int64) (models.AllowlistEntry, guard.Entry, bool) {
+	for i, r := range st.Rows {
+		if r.ID == id {
+			return r, st.Entries[i], true
+		}
+	}
+	return models.AllowlistEntry{}, guard.Entry{}, false
+}
