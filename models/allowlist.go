@@ -27,8 +27,8 @@ type AllowlistEntry struct {
 	Internal   bool       `gorm:"not null;default:false"`
 	ReportOnly bool       `gorm:"not null;default:false"`
 	Note       string     `gorm:"not null;default:''"`
-	AddedBy   string    `gorm:"not null;default:''"`
-	CreatedAt time.Time `gorm:"not null"`
+	AddedBy    string     `gorm:"not null;default:''"`
+	CreatedAt  time.Time  `gorm:"not null"`
 }
 
 // ListAllowlist returns every entry ordered by its entry text, the

@@ -66,10 +66,10 @@ type Refusal struct {
 	RemedyValue string `gorm:"not null;default:''"`
 	// RemedyInternal: the entry is best added as an internal host, which
 	// does not narrow the caller's public web.
-	RemedyInternal bool `gorm:"not null;default:false"`
-	Entry       string `gorm:"not null;default:''"` // allowlist entry involved, if any
-	Agent       string `gorm:"not null;default:'';index"`
-	Thread      string `gorm:"not null;default:''"`
+	RemedyInternal bool   `gorm:"not null;default:false"`
+	Entry          string `gorm:"not null;default:''"` // allowlist entry involved, if any
+	Agent          string `gorm:"not null;default:'';index"`
+	Thread         string `gorm:"not null;default:''"`
 	// Trigger is stored as trigger_info: TRIGGER is an SQL keyword, and a
 	// column named after it is a trap for every hand-written query.
 	Trigger   string     `gorm:"not null;default:'';column:trigger_info"`

@@ -96,7 +96,6 @@ func (s *Server) fillScopeCard(c echo.Context, st allowlistState, p *views.Egres
 	return nil
 }
 
-
 func hasReportOnly(st allowlistState) bool {
 	for _, r := range st.Rows {
 		if r.ReportOnly {
