@@ -31,7 +31,8 @@ type ScopeService interface {
 	RequestAccess(ctx context.Context, req app.RequestAccess) (models.AccessRequest, error)
 	ApproveAccess(ctx context.Context, req app.ApproveAccess) (app.EntriesAdded, error)
 	DeclineAccess(ctx context.Context, id int64, actor, reason string) error
-	ScopeTools() []string
+	ScopeTools(ctx context.Context) []string
+	AllowIntegrationHost(ctx context.Context, name, rawURL, actor string) (app.EntriesAdded, error)
 }
 
 func (s *Server) scopeOps() (ScopeService, bool) {
@@ -72,7 +73,7 @@ func (s *Server) fillScopeCard(c echo.Context, st allowlistState, p *views.Egres
 	}
 	ctx := c.Request().Context()
 	if p.Form != nil {
-		p.Form.ToolNames = svc.ScopeTools()
+		p.Form.ToolNames = svc.ScopeTools(ctx)
 	}
 	if hasReportOnly(st) {
 		sum, err := svc.WouldRefuse(ctx)
@@ -292,4 +293,24 @@ func (s *Server) accessNotice(c echo.Context, status int, notice string) error {
 		return err
 	}
 	return s.removeRefused(c, st, status, notice)
+}
+
+// allowIntegrationHost adds the integration's host for it alone when the
+// admin ticked the box, and returns the sentence that says what happened.
+func (s *Server) allowIntegrationHost(c echo.Context, ticked bool, name, rawURL string) string {
+	svc, ok := s.scopeOps()
+	if !ticked || !ok {
+		return ""
+	}
+	res, err := svc.AllowIntegrationHost(c.Request().Context(), name, rawURL, userOf(c).Name)
+	var notReloaded *app.NotReloadedError
+	switch {
+	case err != nil && !errors.As(err, &notReloaded):
+		return " The host was not allowed: " + err.Error() + "."
+	case len(res.Added) > 0:
+		return " " + res.Added[0].String() + " is now an internal host for " + name + " alone; agents keep the public web."
+	case len(res.AlreadyListed) > 0:
+		return " " + res.AlreadyListed[0].String() + " was already allowed for " + name + "."
+	}
+	return ""
 }

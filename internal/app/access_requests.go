@@ -114,7 +114,7 @@ func (a *App) ApproveAccess(ctx context.Context, req ApproveAccess) (EntriesAdde
 	add := AddEntries{Entries: []string{req.Entry}, Scope: req.Scope.Normalized(), Internal: req.Internal, Actor: req.Actor}
 	entries, _, verr := CheckNewEntries(add, st.EntriesIn(add.Scope))
 	if verr == nil {
-		verr = a.checkRuleFlags(add, entries)
+		verr = a.checkRuleFlags(ctx, add, entries)
 	}
 	if verr != nil {
 		return EntriesAdded{}, verr

@@ -149,7 +149,7 @@ func (a *App) AddEntries(ctx context.Context, req AddEntries) (EntriesAdded, err
 	req.Scope = req.Scope.Normalized()
 	add, already, verr := CheckNewEntries(req, st.EntriesIn(req.Scope))
 	if verr == nil {
-		verr = a.checkRuleFlags(req, add)
+		verr = a.checkRuleFlags(ctx, req, add)
 	}
 	if verr != nil {
 		return EntriesAdded{}, verr
@@ -182,8 +182,8 @@ func (a *App) AddEntries(ctx context.Context, req AddEntries) (EntriesAdded, err
 // checkRuleFlags checks what the scope and the flags allow: known agent
 // and tool names, internal hosts that are literal, and no internal host
 // run report-only (it only widens).
-func (a *App) checkRuleFlags(req AddEntries, add []guard.Entry) *ValidationError {
-	problems := a.checkScope(req.Scope)
+func (a *App) checkRuleFlags(ctx context.Context, req AddEntries, add []guard.Entry) *ValidationError {
+	problems := a.checkScope(ctx, req.Scope)
 	if req.Internal && req.ReportOnly {
 		problems = append(problems, Problem{Field: "report_only", Problem: "an internal host only widens access, so it cannot run report-only",
 			Fix: "add it enforced, or leave out --internal to try a narrowing entry report-only"})

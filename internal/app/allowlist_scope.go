@@ -143,7 +143,7 @@ const maxScopeName = 100
 
 // checkScope checks a scope's names: agents are token names, tools the
 // names of tools (built-in, integrations, browser tools) or "proxy".
-func (a *App) checkScope(s guard.Scope) []Problem {
+func (a *App) checkScope(ctx context.Context, s guard.Scope) []Problem {
 	var problems []Problem
 	for _, n := range s.Agents {
 		if len(n) > maxScopeName || strings.IndexFunc(n, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || unicode.IsControl(r) }) >= 0 {
@@ -151,7 +151,7 @@ func (a *App) checkScope(s guard.Scope) []Problem {
 				Fix: "name the agent as its token is named (console token list), one name per --agent"})
 		}
 	}
-	known := a.scopeTools()
+	known := a.scopeTools(ctx)
 	for _, t := range s.Tools {
 		if !slices.Contains(known, t) && !strings.HasPrefix(t, browserToolPrefix) {
 			problems = append(problems, Problem{Field: "tools", Input: t, Problem: fmt.Sprintf("%q is not a tool", t),
@@ -163,10 +163,13 @@ func (a *App) checkScope(s guard.Scope) []Problem {
 
 // scopeTools is every tool name a scope may name: the built-in tools, the
 // integrations by name, and the proxy.
-func (a *App) scopeTools() []string {
+func (a *App) scopeTools(ctx context.Context) []string {
 	names := append(tools.BuiltinNames(), ProxyTool)
-	if a.integrations != nil {
-		for _, in := range a.integrations.List() {
+	// From the store, not the running integrations: a command-line App
+	// does not run them, and an integration just saved may not be
+	// reloaded yet.
+	if rows, err := a.store.ListIntegrations(ctx); err == nil {
+		for _, in := range rows {
 			names = append(names, in.Name)
 		}
 	}
@@ -175,7 +178,7 @@ func (a *App) scopeTools() []string {
 }
 
 // ScopeTools is what a scope's tool list may name, for forms and help.
-func (a *App) ScopeTools() []string { return a.scopeTools() }
+func (a *App) ScopeTools(ctx context.Context) []string { return a.scopeTools(ctx) }
 
 // EnforceEntries switches report-only entries to enforced.
 type EnforceEntries struct {
@@ -331,4 +334,45 @@ func (st AllowlistState) RowByID(id int64) (models.AllowlistEntry, guard.Entry, 
 		}
 	}
 	return models.AllowlistEntry{}, guard.Entry{}, false
+}
+
+// AllowIntegrationHost adds the host of an integration's URL as an
+// internal host for that integration alone: the integration reaches it,
+// and nothing else changes (agents keep the public web; their other
+// tools still cannot reach it). Adding it again is no error.
+func (a *App) AllowIntegrationHost(ctx context.Context, name, rawURL, actor string) (EntriesAdded, error) {
+	entry, err := integrationHostEntry(rawURL)
+	if err != nil {
+		return EntriesAdded{}, &ValidationError{Problems: []Problem{{Field: "url", Input: rawURL, Problem: err.Error(),
+			Fix: "add the host under Outbound web access, as an internal host for tool " + name}}}
+	}
+	return a.AddEntries(ctx, AddEntries{Entries: []string{entry}, Scope: guard.Scope{Tools: []string{name}}, Internal: true,
+		Note: "For integration " + name, Actor: actor, Version: models.AnyRevision, AlreadyListedIsOK: true})
+}
+
+// integrationHostEntry is the literal entry of a URL template's host,
+// with its port when it is not the scheme's default.
+func integrationHostEntry(raw string) (string, error) {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return "", fmt.Errorf("the URL has no scheme")
+	}
+	host := rest
+	if i := strings.IndexAny(host, "/?#"); i >= 0 {
+		host = host[:i]
+	}
+	if strings.ContainsAny(host, "{}") {
+		return "", fmt.Errorf("the URL's host is filled from a parameter, so there is no one host to allow")
+	}
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		host = host[i+1:]
+	}
+	e, err := guard.ParseEntry(host)
+	if err != nil {
+		return "", err
+	}
+	if (scheme == "https" && e.Port() == 443) || (scheme == "http" && e.Port() == 80) {
+		return strings.TrimSuffix(e.String(), ":"+strconv.Itoa(int(e.Port()))), nil
+	}
+	return e.String(), nil
 }
