@@ -228,9 +228,9 @@ func (s *Server) approveAccess(c echo.Context) error {
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound)
 	}
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	id, err := accessRequestID(c)
 	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, "That is not an access request number.")
+		return err
 	}
 	formRev, err := formRevision(c)
 	if err != nil {
@@ -269,9 +269,9 @@ func (s *Server) declineAccess(c echo.Context) error {
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound)
 	}
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	id, err := accessRequestID(c)
 	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, "That is not an access request number.")
+		return err
 	}
 	err = svc.DeclineAccess(c.Request().Context(), id, userOf(c).Name, c.FormValue("reason"))
 	var problems app.ReviewProblems
@@ -313,4 +313,13 @@ func (s *Server) allowIntegrationHost(c echo.Context, ticked bool, name, rawURL 
 		return " " + res.AlreadyListed[0].String() + " was already allowed for " + name + "."
 	}
 	return ""
+}
+
+// accessRequestID reads the access request number from the path.
+func accessRequestID(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return 0, echo.NewHTTPError(http.StatusBadRequest, "That is not an access request number.")
+	}
+	return id, nil
 }

@@ -187,14 +187,7 @@ func allowList(ctx context.Context, e env, args []string) error {
 // rowKind says how an entry applies: listed (narrows its scope),
 // internal, and report-only.
 func rowKind(r models.AllowlistEntry) string {
-	k := "listed"
-	if r.Internal {
-		k = "internal"
-	}
-	if r.ReportOnly {
-		k += ",report-only"
-	}
-	return k
+	return ruleKind(guard.Rule{Internal: r.Internal, ReportOnly: r.ReportOnly})
 }
 
 func nonNil(s []string) []string {
