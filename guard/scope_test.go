@@ -172,3 +172,23 @@ func BenchmarkDecideScoped(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkViewFor is the cost scopes add to a decision: finding the
+// caller's view among 10,000 rules over 100 agents.
+func BenchmarkViewFor(b *testing.B) {
+	rules := make([]Rule, 0, 10000)
+	for i := range 10000 {
+		rules = append(rules, Rule{Entry: mustEntry(b, fmt.Sprintf("host%d.example.com", i)), Scope: Scope{Agents: []string{fmt.Sprintf("agent-%d", i%100)}}})
+	}
+	p, err := NewPolicyRules(rules, DefaultSettings())
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := Caller{Agent: "agent-42", Tool: "fetch_url"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if p.viewFor(c) == nil {
+			b.Fatal("no view")
+		}
+	}
+}
