@@ -35,20 +35,27 @@ func (s *Server) testURL(c echo.Context) error {
 	}
 	raw := strings.TrimSpace(c.QueryParam("url"))
 	p.Test.URL = raw
-	p.Test.Agent, p.Test.Tool = strings.TrimSpace(c.QueryParam("agent")), strings.TrimSpace(c.QueryParam("tool"))
-	if raw == "" {
-		p.Test.Error = "Type a URL to test, e.g. https://intranet.corp:8080/status."
-		return s.renderEgress(c, http.StatusUnprocessableEntity, p)
-	}
 	agent, tool := strings.TrimSpace(c.QueryParam("agent")), strings.TrimSpace(c.QueryParam("tool"))
 	p.Test.Agent, p.Test.Tool = agent, tool
 	caller := app.CallerAs(agent, tool)
 	reach := st.ReachOf(guard.Scope{})
 	if agent != "" || tool != "" {
+		// What this agent reaches with this tool: its mode and the
+		// entries that apply to it, with or without a URL to decide.
 		if pol, err := st.Policy(); err == nil {
 			reach = pol.ReachOf(caller)
+			for _, r := range pol.RulesFor(caller) {
+				p.Test.ReachRules = append(p.Test.ReachRules, ruleWords(r))
+			}
 		}
 		p.Test.Reach = "As " + callerWords(caller) + ": " + app.BadgeOf(reach)
+		if raw == "" {
+			return s.renderEgress(c, http.StatusOK, p)
+		}
+	}
+	if raw == "" {
+		p.Test.Error = "Type a URL to test, e.g. https://intranet.corp:8080/status, or an agent and a tool to see what they reach."
+		return s.renderEgress(c, http.StatusUnprocessableEntity, p)
 	}
 	d := s.decide(guard.WithCaller(c.Request().Context(), caller), raw)
 	p.Test.Result = decisionView(d, reach.PublicWeb)
@@ -108,4 +115,19 @@ func callerWords(c guard.Caller) string {
 		tool = c.Tool
 	}
 	return agent + " with " + tool
+}
+
+// ruleWords is one entry that applies to a caller, for the reach list.
+func ruleWords(r guard.Rule) string {
+	s := r.Entry.String()
+	if r.Internal {
+		s += " (internal host)"
+	}
+	if r.ReportOnly {
+		s += " (report-only)"
+	}
+	if !r.Scope.IsZero() {
+		s += " for " + r.Scope.String()
+	}
+	return s
 }

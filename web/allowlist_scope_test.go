@@ -121,4 +121,13 @@ func TestTestAURLAsAnAgentAndTool(t *testing.T) {
 	if !p.doc.Find(`[data-testid="test-result"]`).HasClass("decision-allowed") || !strings.Contains(p.doc.Find(`[data-testid="test-reach"]`).Text(), "PUBLIC WEB · 1 INTERNAL") {
 		t.Fatalf("call_integration: %q / %q", p.doc.Find(`[data-testid="test-result"]`).Text(), p.doc.Find(`[data-testid="test-reach"]`).Text())
 	}
+	// Without a URL: what the agent reaches with the tool.
+	p = ada.get("/integrations/test?" + url.Values{"agent": {"bot"}, "tool": {"call_integration"}}.Encode())
+	if p.status != http.StatusOK || !strings.Contains(p.doc.Find(`[data-testid="test-reach-entries"]`).Text(), "crm.intranet.example.com:8443 (internal host)") {
+		t.Fatalf("reach without a URL: %d %q", p.status, p.doc.Find(`[data-testid="test-reach-entries"]`).Text())
+	}
+	p = ada.get("/integrations/test?" + url.Values{"agent": {"bot"}, "tool": {"fetch_url"}}.Encode())
+	if strings.Contains(p.doc.Find(`.test-scope`).Text(), "crm.intranet") {
+		t.Fatal("fetch_url is shown an entry scoped to call_integration")
+	}
 }
