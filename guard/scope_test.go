@@ -192,3 +192,26 @@ func BenchmarkViewFor(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewPolicyScoped is the cost of a reload: building every view
+// of 10,000 rules over 100 agents and three tools.
+func BenchmarkNewPolicyScoped(b *testing.B) {
+	tools := []string{"fetch_url", "take_screenshot", "proxy"}
+	rules := make([]Rule, 0, 10000)
+	for i := range 10000 {
+		r := Rule{Entry: mustEntry(b, fmt.Sprintf("host%d.example.com", i))}
+		if i%5 != 0 {
+			r.Scope = Scope{Agents: []string{fmt.Sprintf("agent-%d", i%100)}}
+			if i%3 == 0 {
+				r.Scope.Tools = []string{tools[i%3]}
+			}
+		}
+		rules = append(rules, r)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewPolicyRules(rules, DefaultSettings()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
