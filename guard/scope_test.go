@@ -215,3 +215,26 @@ func BenchmarkNewPolicyScoped(b *testing.B) {
 		}
 	}
 }
+
+// Views of callers naming a service are built on first use, concurrently.
+func TestServiceViewsAreBuiltOnceUnderConcurrency(t *testing.T) {
+	r := newResolver("crm.intranet.example.com", []string{"10.1.2.3"})
+	p := mustRules(t, Rule{Entry: mustEntry(t, "crm.intranet.example.com"), Scope: Scope{Tools: []string{"crm"}}, Internal: true},
+		Rule{Entry: mustEntry(t, "status.example.com"), Scope: Scope{Tools: []string{"call_integration"}}})
+	done := make(chan Decision, 16)
+	for range 16 {
+		go func() {
+			done <- p.Decide(WithCaller(context.Background(), Caller{Tool: "call_integration", Service: "crm"}), r, "https://crm.intranet.example.com/")
+		}()
+	}
+	for range 16 {
+		if d := <-done; !d.Allowed {
+			t.Fatalf("the crm integration was refused its host: %s", d.Message)
+		}
+	}
+	// The call_integration entry narrows every integration, crm included,
+	// and crm's internal host stays listed for it.
+	if got := p.ReachOf(Caller{Tool: "call_integration", Service: "crm"}); got.PublicWeb || got.Listed != 1 || got.Internal != 1 {
+		t.Fatalf("ReachOf(crm) = %+v", got)
+	}
+}
