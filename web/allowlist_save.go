@@ -67,7 +67,7 @@ func (s *Server) addAllowlist(c echo.Context) error {
 // checkAddForm checks the typed entries against st, as a save would, and
 // sets the form's errors.
 func checkAddForm(f *views.AllowForm, st allowlistState) {
-	_, _, invalid := app.CheckNewEntries(app.AddEntries{Entries: []string{f.Entries}, Note: f.Note}, st.Entries)
+	_, _, invalid := app.CheckNewEntries(app.AddEntries{Entries: []string{f.Entries}, Note: f.Note}, st.EntriesIn(scopeFromForm(f.Agents, f.Tools)))
 	showEntryProblems(f, invalid)
 }
 
