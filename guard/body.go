@@ -83,7 +83,7 @@ func (r *Response) settle(ref *Refusal) *Refusal {
 	if !r.settled.CompareAndSwap(false, true) {
 		return ref
 	}
-	rec := Record{Refusal: ref, URL: r.URL.String(), Host: r.Decision.Host, Port: r.Decision.Port, Redirects: r.Redirects, Elapsed: r.elapsed}
+	rec := Record{Refusal: ref, URL: r.URL.String(), Host: r.Decision.Host, Port: r.Decision.Port, Redirects: r.Redirects, Elapsed: r.elapsed, WouldRefuse: r.Decision.WouldRefuse}
 	if ref != nil && ref.URL != "" {
 		rec.URL = ref.URL
 	}

@@ -10,6 +10,10 @@ type Caller struct {
 	Thread  string `json:"thread,omitempty"`  // the conversation or MCP session
 	Trigger string `json:"trigger,omitempty"` // what started the turn, e.g. a ticket message id
 	Ticket  string `json:"ticket,omitempty"`  // the help-desk ticket the call serves, as the agent named it
+	// Service is the named service behind the tool, when there is one
+	// (one integration of call_integration): a Scope may name it instead
+	// of the tool.
+	Service string `json:"service,omitempty"`
 }
 
 type callerKey struct{}

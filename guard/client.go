@@ -91,12 +91,17 @@ func (g *Guard) do(ctx context.Context, p *Policy, req Request) (*Response, erro
 	var redirects []string
 	raw := req.URL
 	var firstOrigin string
+	var would *Refusal // the first hop report-only rules would have refused
 	for hop := 0; ; hop++ {
 		snap := g.snap.Load() // the decision and the connection pool of one policy
 		d := snap.policy.Decide(ctx, g.resolver, raw)
 		if !d.Allowed {
 			return nil, g.refused(ctx, d.Refusal(), d.Port, redirects)
 		}
+		if would == nil {
+			would = d.WouldRefuse
+		}
+		d.WouldRefuse = would
 		// The origin (scheme, host and port), not the host name, is what
 		// credentials belong to: https://api to http://api is a downgrade
 		// an Authorization header must not follow.

@@ -43,6 +43,16 @@ func (p *Policy) Precheck(raw string) Decision {
 	return p.decideURL(context.Background(), nil, u, raw)
 }
 
+// PrecheckAs is Precheck for the caller carried by ctx (WithCaller): a
+// scoped rule decides for the callers it names only.
+func (p *Policy) PrecheckAs(ctx context.Context, raw string) Decision {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return badURL(raw, err)
+	}
+	return p.decideURL(ctx, nil, u, raw)
+}
+
 func badURL(raw string, err error) Decision {
 	return Decision{Input: raw, Code: CodeInvalid, Reason: ReasonBadURL,
 		Message: fmt.Sprintf("%q is not a valid URL (%s).", raw, urlErrorReason(err)),
@@ -63,9 +73,24 @@ func (p *Policy) DecideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 	return p.decideURL(ctx, r, u, raw)
 }
 
-// decideURL is DecideURL, or Precheck when r is nil.
+// decideURL is DecideURL, or Precheck when r is nil, for the caller in
+// ctx. A request its enforced rules allow is tried against its
+// report-only rules too (without a lookup: they can only narrow), and
+// allowed with WouldRefuse set when they refuse it.
 func (p *Policy) decideURL(ctx context.Context, r Resolver, u *url.URL, raw string) Decision {
-	d := Decision{Input: raw, URL: u}
+	v := p.viewFor(CallerFrom(ctx))
+	d := p.decideView(ctx, r, u, raw, v)
+	if d.Allowed && v.trial != nil {
+		if t := p.decideView(ctx, nil, u, raw, v.trial); !t.Allowed {
+			d.WouldRefuse = t.Refusal()
+		}
+	}
+	return d
+}
+
+// decideView decides u for the callers of view v.
+func (p *Policy) decideView(ctx context.Context, r Resolver, u *url.URL, raw string, v *view) Decision {
+	d := Decision{Input: raw, URL: u, narrow: v.narrow}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return d.refuse(CodeInvalid, ReasonScheme, schemeMessage(u.Scheme), "Ask for an http:// or https:// link instead.", Remedy{})
 	}
@@ -109,13 +134,13 @@ func (p *Policy) decideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 	}
 	portOpen := p.settings.portOpen(port)
 	var listed bool
-	if p.list.Len() > 0 {
-		d.Entry, listed = p.list.match(h, port, portOpen)
-	}
+	d.Entry, listed = v.match(h, port, portOpen)
 
-	// A host the admin listed, on another port, is a port problem.
+	// A host the admin listed, on another port, is a port problem. Under
+	// the public web an internal host listed on another port is not: the
+	// host is decided as any other (a public one is allowed).
 	w := p.wording
-	if d.Entry.IsZero() && listed {
+	if d.Entry.IsZero() && listed && v.narrow {
 		e := suggestEntry(h, port)
 		return d.refuse(CodeForbidden, ReasonPort,
 			fmt.Sprintf("%s is allowed, but not on port %d.", d.Host, port),
@@ -134,28 +159,28 @@ func (p *Policy) decideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 			}
 			if d.Entry.IsZero() || d.Entry.wildcard {
 				e := suggestEntry(h, port)
+				fix, remedy := literalFix(w, e, v.narrow)
 				return d.refuse(CodeForbidden, ReasonInternalName,
-					fmt.Sprintf("%s is %s, which is refused.", h.name, nc.why),
-					fmt.Sprintf("If the agent should reach it, add %s as a literal entry %s.", e, w.allowlist()), AddEntry(e))
+					fmt.Sprintf("%s is %s, which is refused.", h.name, nc.why), fix, remedy)
 			}
 		}
 	} else if c := ClassifyAddr(h.ip); !c.Public() && !unlocks(d.Entry, c.Kind, h.ip) {
-		return d.refuseAddr(w, h, h.ip, c)
+		return d.refuseAddr(w, h, h.ip, c, v.narrow)
 	}
 
 	switch {
-	case p.list.Len() > 0 && d.Entry.IsZero():
+	case v.narrow && d.Entry.IsZero():
 		e := suggestEntry(h, port)
 		return d.refuse(CodeForbidden, ReasonNotAllowlisted,
 			fmt.Sprintf("%s is not on the outbound allowlist.", d.Host),
 			fmt.Sprintf("Add %s %s.", e, w.allowlist()), AddEntry(e))
-	case p.list.Len() == 0 && !portOpen:
+	case !v.narrow && !portOpen && d.Entry.IsZero():
 		// Two fixes; the entry is the one that admits exactly this host,
 		// the port setting opens the port for every public host.
 		e := suggestEntry(h, port)
 		return d.refuse(CodeForbidden, ReasonPort,
 			fmt.Sprintf("Port %d is not open; only ports %s are.", port, p.settings.openPorts()),
-			fmt.Sprintf("Open port %d in %s, or add %s %s.", port, w.setting(SettingPorts), e, w.allowlist()), AddEntry(e))
+			fmt.Sprintf("Open port %d in %s, or add %s as an internal host %s, which opens the port for that host alone and keeps the public web open.", port, w.setting(SettingPorts), e, w.allowlist()), AddInternal(e))
 	}
 
 	if h.name != "" && r != nil {
@@ -172,7 +197,7 @@ func (p *Policy) decideURL(ctx context.Context, r Resolver, u *url.URL, raw stri
 		d.resolved = unmapAll(addrs)
 		for _, a := range d.resolved {
 			if c := ClassifyAddr(a); !c.Public() && !unlocks(d.Entry, c.Kind, a) {
-				return d.refuseAddr(w, h, a, c)
+				return d.refuseAddr(w, h, a, c, v.narrow)
 			}
 		}
 	}
@@ -208,7 +233,17 @@ func (d Decision) network() Decision {
 	return d
 }
 
-func (d Decision) refuseAddr(w Wording, h host, a netip.Addr, c AddrClass) Decision {
+// literalFix is the fix that lets a caller reach internal host e: under
+// the public web an internal host, which leaves the public web as it is;
+// in allowlist mode a literal entry, which the scope lists anyway.
+func literalFix(w Wording, e string, narrow bool) (string, Remedy) {
+	if !narrow {
+		return fmt.Sprintf("If the agent should reach it, add %s as an internal host %s; that keeps the public web open.", e, w.allowlist()), AddInternal(e)
+	}
+	return fmt.Sprintf("If the agent should reach it, add %s as a literal entry %s.", e, w.allowlist()), AddEntry(e)
+}
+
+func (d Decision) refuseAddr(w Wording, h host, a netip.Addr, c AddrClass, narrow bool) Decision {
 	d.Range = c.Range
 	subject := a.String()
 	if h.name != "" {
@@ -236,8 +271,7 @@ func (d Decision) refuseAddr(w Wording, h host, a netip.Addr, c AddrClass) Decis
 		e := suggestEntry(h, d.Port)
 		fix, remedy = fmt.Sprintf("The wildcard %s never unlocks internal addresses; add %s as a literal entry %s.", d.Entry, e, w.allowlist()), AddEntry(e)
 	default:
-		e := suggestEntry(h, d.Port)
-		fix, remedy = fmt.Sprintf("If the agent should reach it, add %s as a literal entry %s.", e, w.allowlist()), AddEntry(e)
+		fix, remedy = literalFix(w, suggestEntry(h, d.Port), narrow)
 	}
 	return d.refuse(CodeForbidden, ReasonInternalAddress, msg, fix, remedy)
 }

@@ -14,7 +14,7 @@ func TestFixesAreEntriesThatWork(t *testing.T) {
 		t.Fatalf("link-local by name: %q", d.Fix)
 	}
 	d = p.Decide(context.Background(), r, "http://[::ffff:127.0.0.1]:8080/")
-	if d.Allowed || !strings.Contains(d.Fix, "add 127.0.0.1:8080 as a literal entry") {
+	if d.Allowed || !strings.Contains(d.Fix, "add 127.0.0.1:8080 as an internal host") {
 		t.Fatalf("a mapped address must be suggested in IPv4 form: %q", d.Fix)
 	}
 	if _, err := ParseEntry("127.0.0.1:8080"); err != nil {

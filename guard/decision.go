@@ -35,7 +35,11 @@ type Decision struct {
 	// Entry is the allowlist entry that admitted (or was considered for)
 	// the host; zero under PUBLIC WEB.
 	Entry Entry
+	// WouldRefuse is set on an allowed decision that the caller's
+	// report-only rules would have refused: what enforcing them would do.
+	WouldRefuse *Refusal
 
+	narrow   bool         // the caller's scope is in allowlist mode
 	literal  netip.Addr   // the host, when it is an IP literal
 	resolved []netip.Addr // the resolver's answers, unmapped
 }
@@ -93,6 +97,8 @@ type decisionJSON struct {
 	Range     string       `json:"range,omitempty"`
 	Entry     string       `json:"entry,omitempty"`
 	Addresses []netip.Addr `json:"addresses"`
+	// WouldRefuse is what the caller's report-only entries would refuse.
+	WouldRefuse *Refusal `json:"would_refuse,omitempty"`
 }
 
 // MarshalJSON prints {"url","allowed","code","reason","message","fix","remedy","kind","range","entry","addresses"}.
@@ -104,5 +110,6 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 	return json.Marshal(decisionJSON{
 		URL: d.urlString(), Allowed: d.Allowed, Code: d.Code, Reason: d.Reason,
 		Message: d.Message, Fix: d.Fix, Remedy: d.Remedy, Kind: d.Kind, Range: d.Range, Entry: d.Entry.String(), Addresses: addrs,
+		WouldRefuse: d.WouldRefuse,
 	})
 }

@@ -21,6 +21,9 @@ type permit struct {
 	port  uint16
 	entry Entry
 	addrs []netip.Addr
+	// narrow: the caller's scope lists hosts, so the fix is a literal
+	// entry rather than an internal host.
+	narrow bool
 	// wording is the guard's, for the fix of a connect-time refusal.
 	wording Wording
 }
@@ -28,7 +31,7 @@ type permit struct {
 type permitKey struct{}
 
 func withPermit(ctx context.Context, d *Decision) context.Context {
-	return context.WithValue(ctx, permitKey{}, &permit{host: d.Host, port: d.Port, entry: d.Entry, addrs: d.Addresses()})
+	return context.WithValue(ctx, permitKey{}, &permit{host: d.Host, port: d.Port, entry: d.Entry, addrs: d.Addresses(), narrow: d.narrow})
 }
 
 // dialContext is the http.Transport's only way out. It never resolves a
@@ -46,7 +49,7 @@ func (g *Guard) dialContext(ctx context.Context, network, address string) (net.C
 		if !d.Allowed {
 			return nil, d.Refusal()
 		}
-		pm = &permit{host: d.Host, port: d.Port, entry: d.Entry, addrs: d.Addresses()}
+		pm = &permit{host: d.Host, port: d.Port, entry: d.Entry, addrs: d.Addresses(), narrow: d.narrow}
 	}
 	withWording := *pm // the permit in ctx is shared; this copy is the dial's own
 	withWording.wording = g.wording
@@ -109,12 +112,13 @@ func connectRefusal(pm *permit, address, why string) *Refusal {
 		h = host{ip: ip}
 	}
 	e := suggestEntry(h, pm.port)
+	fix, remedy := literalFix(pm.wording, e, pm.narrow)
 	return &Refusal{
 		Code:      CodeForbidden,
 		Reason:    ReasonConnectCheck,
 		Message:   fmt.Sprintf("The connection to %s was stopped: %s %s.", pm.host, address, why),
-		Fix:       "If " + pm.host + " is meant to be reached, add " + e + " as a literal entry " + pm.wording.allowlist() + ".",
-		Remedy:    AddEntry(e),
+		Fix:       fix,
+		Remedy:    remedy,
 		Host:      pm.host,
 		Port:      pm.port,
 		Entry:     pm.entry.String(),

@@ -73,7 +73,7 @@ func New(opts Options) *Guard {
 	g.wording = opts.Wording
 	p := opts.Policy
 	if p == nil {
-		p = &Policy{list: &Allowlist{}, settings: DefaultSettings()}
+		p, _ = NewPolicyRules(nil, DefaultSettings()) // the default settings are valid
 	}
 	g.snap.Store(&snapshot{policy: p.WithWording(g.wording), transport: g.newTransport()})
 	return g
@@ -121,6 +121,12 @@ func (g *Guard) Decide(ctx context.Context, raw string) Decision {
 // policy in force; see Policy.Precheck.
 func (g *Guard) Precheck(raw string) Decision {
 	return g.Policy().Precheck(raw)
+}
+
+// PrecheckAs is Precheck for the caller carried by ctx; see
+// Policy.PrecheckAs.
+func (g *Guard) PrecheckAs(ctx context.Context, raw string) Decision {
+	return g.Policy().PrecheckAs(ctx, raw)
 }
 
 // Resolver returns the resolver the guard uses, for components (such as

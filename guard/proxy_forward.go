@@ -67,7 +67,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	// The request's one Record is made when its body has been passed on
 	// (or cut off), so a body that stalls counts as a timeout, not also
 	// as allowed. It runs even when copyBody aborts the handler.
-	rec := Record{URL: r.RequestURI, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)}
+	rec := Record{URL: r.RequestURI, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start), WouldRefuse: d.WouldRefuse}
 	defer func() {
 		p.recordProxied(ctx, r, rec)
 	}()

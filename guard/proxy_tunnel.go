@@ -49,7 +49,7 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		}
 		return
 	}
-	allowed := Record{URL: raw, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)}
+	allowed := Record{URL: raw, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start), WouldRefuse: d.WouldRefuse}
 	client, buffered, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		upstream.Close()

@@ -103,10 +103,19 @@ type Remedy struct {
 	Entry string `json:"entry,omitempty"`
 	// Setting is the settings key to change, for RemedyChangeSetting.
 	Setting string `json:"setting,omitempty"`
+	// Internal says the entry is best added as an internal host: the
+	// caller's scope reaches the public web, and a plain entry would
+	// narrow it to the listed hosts.
+	Internal bool `json:"internal,omitempty"`
 }
 
 // AddEntry is the remedy "add entry to the allowlist".
 func AddEntry(entry string) Remedy { return Remedy{Kind: RemedyAddEntry, Entry: entry} }
+
+// AddInternal is the remedy "add entry as an internal host".
+func AddInternal(entry string) Remedy {
+	return Remedy{Kind: RemedyAddEntry, Entry: entry, Internal: true}
+}
 
 // ChangeSetting is the remedy "change the setting key".
 func ChangeSetting(key string) Remedy { return Remedy{Kind: RemedyChangeSetting, Setting: key} }

@@ -39,6 +39,10 @@ type Record struct {
 	// a sink that keeps rows may skip it; the next record of the kind that
 	// is not marked says in its message how many were left out.
 	Burst bool
+	// WouldRefuse is set on an allowed request that the caller's
+	// report-only rules would have refused: the refusal enforcing them
+	// would give. The request itself went through.
+	WouldRefuse *Refusal
 	// Note, when set, is a sentence a sink that keeps rows adds to this
 	// record's row: what the Burst records it stands for were, such as
 	// how many requests of one call were refused, on which hosts.
@@ -107,6 +111,7 @@ func (g *Guard) record(ctx context.Context, rec Record) {
 	if rec.Refusal != nil {
 		rec.Refusal.stamp(rec.Caller, rec.Port, rec.Redirects)
 	}
+	rec.WouldRefuse = stampedCopy(rec.WouldRefuse, rec)
 	if n, ok := ctx.Value(notesKey{}).(*Notes); ok {
 		n.note(rec)
 		return
@@ -126,10 +131,23 @@ func (g *Guard) Record(rec Record) {
 	}
 	if rec.Refusal != nil {
 		rec.Refusal.stamp(rec.Caller, rec.Port, rec.Redirects)
+		rec.WouldRefuse = nil // a refused request is refused, not tried
 	}
+	rec.WouldRefuse = stampedCopy(rec.WouldRefuse, rec)
 	if g.recorder != nil {
 		g.recorder.Record(rec)
 	}
+}
+
+// stampedCopy is a report-only refusal stamped with the record's caller,
+// as a copy: the decision that holds it may be shared.
+func stampedCopy(r *Refusal, rec Record) *Refusal {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.stamp(rec.Caller, rec.Port, rec.Redirects)
+	return &c
 }
 
 // refused records a refusal on the guard's own request paths and returns it.

@@ -11,19 +11,31 @@ import (
 // AllowlistEntry is one destination admins allowed through the guard. Entry
 // is already normalised by the guard (e.g. "status.example.com",
 // "*.docs.example.com", "intranet.corp:8080", "[fd00::5]:8443"); this package
-// only stores it and keeps it unique.
+// only stores it and keeps it unique within its scope.
+//
+// Agents and Tools scope the entry (empty: every agent, every tool);
+// ScopeKey is the scope's canonical text (guard.Scope.Key, "" for the
+// default scope), so (Entry, ScopeKey) is what stays unique. Internal
+// marks an internal host, which widens its scope without narrowing it;
+// ReportOnly an entry that is tried, not enforced.
 type AllowlistEntry struct {
-	ID        int64     `gorm:"primaryKey"`
-	Entry     string    `gorm:"not null;uniqueIndex"`
-	Note      string    `gorm:"not null;default:''"`
-	AddedBy   string    `gorm:"not null;default:''"`
-	CreatedAt time.Time `gorm:"not null"`
+	ID         int64      `gorm:"primaryKey"`
+	Entry      string     `gorm:"not null;uniqueIndex:idx_allowlist_entry_scope,priority:1"`
+	ScopeKey   string     `gorm:"not null;default:'';uniqueIndex:idx_allowlist_entry_scope,priority:2"`
+	Agents     StringList `gorm:"type:text;not null;default:''"`
+	Tools      StringList `gorm:"type:text;not null;default:''"`
+	Internal   bool       `gorm:"not null;default:false"`
+	ReportOnly bool       `gorm:"not null;default:false"`
+	Note       string     `gorm:"not null;default:''"`
+	AddedBy    string     `gorm:"not null;default:''"`
+	CreatedAt  time.Time  `gorm:"not null"`
 }
 
-// ListAllowlist returns every entry ordered by its entry text.
+// ListAllowlist returns every entry ordered by its entry text, the
+// default scope's first.
 func (s *Store) ListAllowlist(ctx context.Context) ([]AllowlistEntry, error) {
 	var out []AllowlistEntry
-	if err := s.r.WithContext(ctx).Order("entry").Find(&out).Error; err != nil {
+	if err := s.r.WithContext(ctx).Order("entry").Order("scope_key").Find(&out).Error; err != nil {
 		return nil, fmt.Errorf("models: listing allowlist: %w", err)
 	}
 	return out, nil
@@ -45,12 +57,13 @@ func (s *Store) AddAllowlistEntries(ctx context.Context, expectRevision int64, e
 	}
 	return s.mutateConfig(ctx, SectionAllowlist, expectRevision, audit, func(tx *gorm.DB) error {
 		for _, e := range entries {
-			row := AllowlistEntry{Entry: e.Entry, Note: e.Note, AddedBy: e.AddedBy, CreatedAt: e.CreatedAt}
+			row := e
+			row.ID = 0
 			// One row per statement, so a unique violation tells us which
 			// entry it was; SQLite's message names only the column.
 			if err := tx.Create(&row).Error; err != nil {
 				if isUniqueViolation(err) {
-					return &DuplicateError{Kind: "allowlist entry", Value: e.Entry}
+					return &DuplicateError{Kind: "allowlist entry", Value: e.Entry + scopeSuffix(e.ScopeKey)}
 				}
 				return fmt.Errorf("models: adding allowlist entry %q: %w", e.Entry, err)
 			}

@@ -64,9 +64,12 @@ type Refusal struct {
 	// with the entry, "change_setting" with the settings key, or "" (none).
 	RemedyKind  string `gorm:"not null;default:''"`
 	RemedyValue string `gorm:"not null;default:''"`
-	Entry       string `gorm:"not null;default:''"` // allowlist entry involved, if any
-	Agent       string `gorm:"not null;default:'';index"`
-	Thread      string `gorm:"not null;default:''"`
+	// RemedyInternal: the entry is best added as an internal host, which
+	// does not narrow the caller's public web.
+	RemedyInternal bool   `gorm:"not null;default:false"`
+	Entry          string `gorm:"not null;default:''"` // allowlist entry involved, if any
+	Agent          string `gorm:"not null;default:'';index"`
+	Thread         string `gorm:"not null;default:''"`
 	// Ticket is the help-desk ticket the caller named; "" for none.
 	Ticket string `gorm:"not null;default:'';index"`
 	// Trigger is stored as trigger_info: TRIGGER is an SQL keyword, and a

@@ -194,7 +194,7 @@ func (s *Store) prepareWriter() error {
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("models: open %q: journal mode is %q, not WAL; the file system may not support WAL (network file systems often do not), use a local disk", s.path, mode)
 	}
-	if err := db.AutoMigrate(&AllowlistEntry{}, &Setting{}, &revisionRow{}, &sectionVersion{}, &Refusal{}, &refusalHost{}, &AgentToken{}, &User{}, &Session{}, &Audit{}, &Integration{}, &Decision{}, &refusalText{}); err != nil {
+	if err := db.AutoMigrate(&AllowlistEntry{}, &Setting{}, &revisionRow{}, &sectionVersion{}, &Refusal{}, &refusalHost{}, &AgentToken{}, &User{}, &Session{}, &Audit{}, &Integration{}, &Decision{}, &refusalText{}, &WouldRefusal{}, &AccessRequest{}); err != nil {
 		return fmt.Errorf("models: open %q: migrating schema: %w", s.path, err)
 	}
 	if err := db.Exec("INSERT OR IGNORE INTO revision (id, value) VALUES (1, 0)").Error; err != nil {
@@ -204,6 +204,9 @@ func (s *Store) prepareWriter() error {
 		return fmt.Errorf("models: open %q: %w", s.path, err)
 	}
 	if err := migrateLegacyRefusals(db); err != nil {
+		return fmt.Errorf("models: open %q: %w", s.path, err)
+	}
+	if err := migrateAllowlistScopes(db); err != nil {
 		return fmt.Errorf("models: open %q: %w", s.path, err)
 	}
 	// Not under the opening deadline: filling a large log is once, and

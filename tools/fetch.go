@@ -81,7 +81,7 @@ func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResu
 	}
 	// No lookup yet: the precheck gives the cache key and refuses what it
 	// can; the read itself decides in full, resolving the name once.
-	d := f.guard.Precheck(in.URL)
+	d := f.guard.PrecheckAs(ctx, in.URL)
 	if !d.Allowed {
 		return FetchResult{Refusal: d.Refusal()}
 	}

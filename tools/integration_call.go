@@ -192,7 +192,11 @@ func Sentence(s string) string {
 // run sends the filled request through the guard and reads the answer.
 func (x *Integrations) run(ctx context.Context, turn Turn, in Integration, vals map[string]paramValue) IntegrationResult {
 	s := x.settings()
-	ctx = guard.WithCaller(ctx, guard.Caller{Tool: CallIntegrationName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger})
+	// The integration is the caller's Service, so an allowlist rule
+	// scoped to this one integration applies to its requests alone.
+	c := guard.CallerFrom(ctx)
+	c.Tool, c.Agent, c.Thread, c.Trigger, c.Service = CallIntegrationName, turn.Agent, turn.Thread, turn.Trigger, in.Name
+	ctx = guard.WithCaller(ctx, c)
 	req := in.request(vals)
 	res := IntegrationResult{Name: in.Name, Method: in.Method, URL: req.URL}
 	resp, err := x.guard.Do(ctx, req)

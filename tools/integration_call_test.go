@@ -232,14 +232,14 @@ func TestIntegrationToInternalHostNeedsALiteralEntry(t *testing.T) {
 			func(svc *echoService) string { return "http://" + svc.hostPort() + "/orders/{order_id}" },
 			func(*integrationEnv) {},
 			func(svc *echoService) string {
-				return "add " + svc.hostPort() + " as a literal entry to the allowlist"
+				return "add " + svc.hostPort() + " as an internal host to the allowlist"
 			},
 			func(svc *echoService) string { return svc.hostPort() }},
 		{"name resolving to a private address",
 			func(*echoService) string { return "http://orders.example.com/orders/{order_id}" },
 			func(e *integrationEnv) { e.resolver.Answer("orders.example.com", "10.20.0.7") },
 			func(*echoService) string {
-				return "add orders.example.com as a literal entry to the allowlist"
+				return "add orders.example.com as an internal host to the allowlist"
 			},
 			nil},
 	}

@@ -322,6 +322,9 @@ func recordCall(g *guard.Guard, caller guard.Caller, notes *guard.Notes, res Res
 	}
 	if seen, ok := notes.Last(); ok && (rec.URL == "" || rec.URL == seen.URL) {
 		rec.URL, rec.Host, rec.Port, rec.Redirects = seen.URL, seen.Host, seen.Port, seen.Redirects
+		if rec.Refusal == nil {
+			rec.WouldRefuse = seen.WouldRefuse
+		}
 	}
 	if rec.Host == "" && res.Refusal != nil {
 		rec.Host = res.Refusal.Host

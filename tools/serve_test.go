@@ -227,7 +227,7 @@ func TestFetchAPI(t *testing.T) {
 	}
 	ev := e.Reports()
 	if len(ev) != 1 || ev[0].Caller.Agent != "helpdesk-bot" || ev[0].Caller.Thread != "T-9" || ev[0].Refusal.URL != "http://10.0.0.8:8080/admin" ||
-		ev[0].Refusal.Remedy != guard.AddEntry("10.0.0.8:8080") {
+		ev[0].Refusal.Remedy != guard.AddInternal("10.0.0.8:8080") {
 		t.Fatalf("refusal log entry (with the admin's remedy): %+v", ev)
 	}
 	tests := []struct {

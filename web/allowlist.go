@@ -16,6 +16,7 @@ import (
 
 	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/internal/app"
+	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/views"
 )
 
@@ -42,13 +43,16 @@ func (s *Server) guardSettings() guard.Settings {
 // card builds the card's view model.
 func (st allowlistState) card(canEdit bool) views.EgressCard {
 	ports := openPorts(st.settings)
-	c := views.EgressCard{Revision: st.Version, CanEdit: canEdit, OpenPorts: ports, Mode: app.Badge(len(st.Rows))}
+	reach := st.ReachOf(guard.Scope{})
+	c := views.EgressCard{Revision: st.Version, CanEdit: canEdit, OpenPorts: ports, Mode: app.BadgeOf(reach), Narrowed: !reach.PublicWeb, Listed: reach.Listed}
 	for i, r := range st.Rows {
 		e := st.Entries[i]
+		who, agents, tools := rowView(r)
 		c.Entries = append(c.Entries, views.AllowRow{
-			Entry: r.Entry, Scope: entryScope(e, ports), Note: r.Note,
+			ID: r.ID, Entry: r.Entry, Who: who, Agents: agents, Tools: tools, Internal: r.Internal, ReportOnly: r.ReportOnly,
+			Scope: entryScope(e, ports), Note: r.Note,
 			AddedBy: r.AddedBy, AddedAt: r.CreatedAt,
-			Confirm: removeQuestion(e, ports, len(st.Rows)),
+			Confirm: removeQuestion(e, ports, removalLen(st, r)),
 		})
 	}
 	return c
@@ -63,6 +67,9 @@ func (s *Server) egressPage(c echo.Context, st allowlistState) (views.EgressPage
 	p := views.EgressPage{Card: st.card(admin)}
 	if admin {
 		p.Form = &views.AllowForm{Revision: st.Version}
+	}
+	if err := s.fillScopeCard(c, st, &p); err != nil {
+		return p, err
 	}
 	list, err := s.d.Config.ListIntegrations(c.Request().Context())
 	if err != nil {
@@ -100,4 +107,14 @@ func formRevision(c echo.Context) (int64, error) {
 			"The form did not say which version of the list it was built from (revision "+strconv.Quote(raw)+"). Reload Integrations and submit it again.")
 	}
 	return rev, nil
+}
+
+// removalLen stands for the list length the remove wording is built on:
+// 1 when removing r returns its scope to PUBLIC WEB (the "last entry"
+// wording), 2 otherwise.
+func removalLen(st allowlistState, r models.AllowlistEntry) int {
+	if m := st.RemovalMode(r); m.Switched() && m.Now.PublicWeb {
+		return 1
+	}
+	return 2
 }

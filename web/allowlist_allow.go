@@ -62,6 +62,9 @@ func (s *Server) allowFromRefusal(c echo.Context) error {
 		return s.renderEgress(c, http.StatusOK, p)
 	}
 	p.Form.Entries = entry.String()
+	// Under PUBLIC WEB a plain entry would narrow every agent to the
+	// list: the host is offered as an internal host instead.
+	p.Form.Internal = st.PublicWeb()
 	p.Form.Note = originNote(r, userOf(c).Name)
 	return s.renderEgress(c, http.StatusOK, p)
 }
@@ -75,7 +78,8 @@ func (s *Server) planAllow(c echo.Context, st allowlistState, r models.Refusal) 
 		o.Why = why
 		return o, guard.Entry{}
 	}
-	ctx := c.Request().Context()
+	// Decided as the refused caller: entries scoped to it count.
+	ctx := guard.WithCaller(c.Request().Context(), guard.Caller{Agent: r.Agent, Tool: r.Tool})
 	now := s.decide(ctx, r.URL)
 	switch {
 	case now.Allowed:
@@ -99,11 +103,17 @@ func (s *Server) planAllow(c echo.Context, st allowlistState, r models.Refusal) 
 		o.Why = "No entry can admit " + now.Host + ": " + ee.Problem + "."
 		return o, guard.Entry{}
 	}
-	if slices.Contains(st.Entries, entry) {
+	if slices.Contains(st.EntriesIn(guard.Scope{}), entry) {
 		o.Why = entry.String() + " is already on the list; the URL is refused for another reason: " + now.Message
 		return o, guard.Entry{}
 	}
-	policy, err := guard.NewPolicy(append(slices.Clone(st.Entries), entry), st.settings)
+	internal := st.PublicWeb()
+	rules, err := guard.ParseStoredRules(app.StoredRules(st.Rows))
+	if err != nil {
+		o.Why = "The list as stored does not load: " + err.Error()
+		return o, guard.Entry{}
+	}
+	policy, err := guard.NewPolicyRules(append(rules, guard.Rule{Entry: entry, Internal: internal}), st.settings)
 	if err != nil {
 		o.Why = "The list with " + entry.String() + " added would not be valid: " + err.Error()
 		return o, guard.Entry{}
@@ -119,9 +129,9 @@ func (s *Server) planAllow(c echo.Context, st allowlistState, r models.Refusal) 
 	o.Fixable, o.Entry = true, entry.String()
 	o.Reach = reachPreview(entry, after, ports)
 	o.Follows = followsName(entry)
-	if st.PublicWeb() {
-		o.ModeChange = "The list is empty now, so the console is on PUBLIC WEB. Adding this entry switches it to 1 ALLOWED: agents will reach only " +
-			entryScope(entry, ports) + ", and every other host, public sites included, is refused."
+	if internal {
+		o.ModeChange = "The console stays on PUBLIC WEB: the entry is added as an internal host, which lets agents reach " + entryScope(entry, ports) +
+			" without limiting them to listed hosts. Untick Internal host only if you mean to limit every agent to the list."
 		if guard.Reason(r.Reason) == guard.ReasonPort {
 			o.ModeChange += " To open the port for every public host instead, add it under Settings → Allowed ports."
 		}

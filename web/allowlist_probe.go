@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/views"
 )
 
@@ -34,12 +35,30 @@ func (s *Server) testURL(c echo.Context) error {
 	}
 	raw := strings.TrimSpace(c.QueryParam("url"))
 	p.Test.URL = raw
+	agent, tool := strings.TrimSpace(c.QueryParam("agent")), strings.TrimSpace(c.QueryParam("tool"))
+	p.Test.Agent, p.Test.Tool = agent, tool
+	caller := app.CallerAs(agent, tool)
+	reach := st.ReachOf(guard.Scope{})
+	if agent != "" || tool != "" {
+		// What this agent reaches with this tool: its mode and the
+		// entries that apply to it, with or without a URL to decide.
+		if pol, err := st.Policy(); err == nil {
+			reach = pol.ReachOf(caller)
+			for _, r := range pol.RulesFor(caller) {
+				p.Test.ReachRules = append(p.Test.ReachRules, ruleWords(r))
+			}
+		}
+		p.Test.Reach = "As " + callerWords(caller) + ": " + app.BadgeOf(reach)
+		if raw == "" {
+			return s.renderEgress(c, http.StatusOK, p)
+		}
+	}
 	if raw == "" {
-		p.Test.Error = "Type a URL to test, e.g. https://intranet.corp:8080/status."
+		p.Test.Error = "Type a URL to test, e.g. https://intranet.corp:8080/status, or an agent and a tool to see what they reach."
 		return s.renderEgress(c, http.StatusUnprocessableEntity, p)
 	}
-	d := s.decide(c.Request().Context(), raw)
-	p.Test.Result = decisionView(d, st.PublicWeb())
+	d := s.decide(guard.WithCaller(c.Request().Context(), caller), raw)
+	p.Test.Result = decisionView(d, reach.PublicWeb)
 	return s.renderEgress(c, http.StatusOK, p)
 }
 
@@ -81,4 +100,34 @@ func decisionView(d guard.Decision, publicWeb bool) *views.URLDecision {
 		v.Addresses = append(v.Addresses, addrView(a))
 	}
 	return v
+}
+
+// callerWords names the caller a test decided as.
+func callerWords(c guard.Caller) string {
+	agent, tool := "any agent", "any tool"
+	if c.Agent != "" {
+		agent = "agent " + c.Agent
+	}
+	switch {
+	case c.Service != "":
+		tool = "integration " + c.Service
+	case c.Tool != "":
+		tool = c.Tool
+	}
+	return agent + " with " + tool
+}
+
+// ruleWords is one entry that applies to a caller, for the reach list.
+func ruleWords(r guard.Rule) string {
+	s := r.Entry.String()
+	if r.Internal {
+		s += " (internal host)"
+	}
+	if r.ReportOnly {
+		s += " (report-only)"
+	}
+	if !r.Scope.IsZero() {
+		s += " for " + r.Scope.String()
+	}
+	return s
 }

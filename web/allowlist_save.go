@@ -26,8 +26,10 @@ func (s *Server) addAllowlist(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	form := &views.AllowForm{Revision: formRev, Entries: c.FormValue("entries"), Note: c.FormValue("note")}
-	res, err := s.d.Config.AddEntries(ctx, app.AddEntries{Entries: []string{form.Entries}, Note: form.Note, Actor: userOf(c).Name, Version: formRev})
+	form := &views.AllowForm{Revision: formRev, Entries: c.FormValue("entries"), Note: c.FormValue("note"),
+		Agents: c.FormValue("agents"), Tools: c.FormValue("tools"), Internal: c.FormValue("internal") == "yes", ReportOnly: c.FormValue("report_only") == "yes"}
+	res, err := s.d.Config.AddEntries(ctx, app.AddEntries{Entries: []string{form.Entries}, Note: form.Note, Actor: userOf(c).Name, Version: formRev,
+		Scope: scopeFromForm(form.Agents, form.Tools), Internal: form.Internal, ReportOnly: form.ReportOnly})
 	var conflict *app.ConflictError
 	var invalid *app.ValidationError
 	var notReloaded *app.NotReloadedError
@@ -53,8 +55,11 @@ func (s *Server) addAllowlist(c echo.Context) error {
 		return err
 	}
 	msg := addedMessage(res.Added)
-	if res.LeftPublicWeb {
+	switch {
+	case res.LeftPublicWeb && res.Mode.Scope.IsZero():
 		msg += " The console is no longer on PUBLIC WEB: agents reach only the listed hosts."
+	case res.Mode.Sentence() != "":
+		msg += " " + res.Mode.Sentence()
 	}
 	return s.savedAndReturn(c, msg, notReloaded)
 }
@@ -62,7 +67,7 @@ func (s *Server) addAllowlist(c echo.Context) error {
 // checkAddForm checks the typed entries against st, as a save would, and
 // sets the form's errors.
 func checkAddForm(f *views.AllowForm, st allowlistState) {
-	_, _, invalid := app.CheckNewEntries(app.AddEntries{Entries: []string{f.Entries}, Note: f.Note}, st.Entries)
+	_, _, invalid := app.CheckNewEntries(app.AddEntries{Entries: []string{f.Entries}, Note: f.Note}, st.EntriesIn(scopeFromForm(f.Agents, f.Tools)))
 	showEntryProblems(f, invalid)
 }
 
@@ -79,6 +84,8 @@ func showEntryProblems(f *views.AllowForm, invalid *app.ValidationError) {
 			f.NoteError = p.Text()
 		case p.Code == app.ProblemNoEntries:
 			f.Error = "Type at least one entry, one per line, e.g. status.example.com."
+		case p.Field == "agents" || p.Field == "tools" || p.Field == "report_only" || (p.Line == 0 && p.Field == "entries"):
+			f.ScopeError = strings.TrimSpace(f.ScopeError + " " + p.Text())
 		default:
 			f.Errors = append(f.Errors, views.EntryProblem{Line: p.Line, Input: p.Input, Problem: p.Problem, Fix: p.Fix})
 		}
@@ -149,18 +156,22 @@ func (s *Server) removeAllowlist(c echo.Context) error {
 			formRev, st.Version, text))
 	}
 	row, entry, ok := st.Find(text)
+	if id, err := strconv.ParseInt(c.FormValue("id"), 10, 64); err == nil {
+		row, entry, ok = st.RowByID(id)
+	}
 	if !ok {
 		return s.removeRefused(c, st, http.StatusNotFound, fmt.Sprintf("%q is not on the allowlist, so nothing was removed. The list below is current.", text))
 	}
 	ports := openPorts(st.settings)
 	if c.FormValue("confirmed") != "yes" {
 		confirm := views.RemoveConfirm{
-			Entry: row.Entry, Consequence: removeConsequence(entry, ports, len(st.Rows)), Last: len(st.Rows) == 1,
+			ID: row.ID, Entry: row.Entry, Consequence: removeConsequence(entry, ports, removalLen(st, row)), Last: removalLen(st, row) == 1,
 			Note: row.Note, AddedBy: row.AddedBy, AddedAt: row.CreatedAt, Revision: st.Version,
 		}
 		return render(c, http.StatusOK, views.ConfirmRemove(s.shell(c, "Remove "+row.Entry, "integrations"), confirm))
 	}
-	_, err = s.d.Config.RemoveEntries(ctx, app.RemoveEntries{Entries: []string{row.Entry}, Actor: userOf(c).Name, Version: formRev})
+	last := removalLen(st, row)
+	_, err = s.d.Config.RemoveEntries(ctx, app.RemoveEntries{Entries: []string{row.Entry}, Actor: userOf(c).Name, Version: formRev, Scope: app.ScopeOf(row)})
 	var notReloaded *app.NotReloadedError
 	switch {
 	case errors.Is(err, models.ErrConflict) || errors.Is(err, models.ErrNotFound):
@@ -172,7 +183,7 @@ func (s *Server) removeAllowlist(c echo.Context) error {
 	case err != nil && !errors.As(err, &notReloaded):
 		return err
 	}
-	return s.savedAndReturn(c, removedMessage(entry, ports, len(st.Rows)), notReloaded)
+	return s.savedAndReturn(c, removedMessage(entry, ports, last), notReloaded)
 }
 
 func (s *Server) removeRefused(c echo.Context, st allowlistState, status int, notice string) error {

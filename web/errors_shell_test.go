@@ -71,7 +71,7 @@ func TestPublicWebHintIsForAdmins(t *testing.T) {
 	h := newHarness(t)
 	ada := h.signedIn("ada", models.RoleAdmin)
 	addEntries(t, ada, "status.example.com", "")
-	const hint = "Remove every entry to go back to PUBLIC WEB."
+	const hint = "Remove every listed entry to go back to PUBLIC WEB."
 	tests := []struct {
 		name string
 		b    *browser

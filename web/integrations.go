@@ -54,7 +54,7 @@ func (s *Server) integrationCreate(c echo.Context) error {
 	if answered, rerr := s.integrationRefused(c, &in, err); answered {
 		return rerr
 	}
-	return s.integrationSaved(c, saved.Row.Name, "Integration "+saved.Row.Name+" created. Agents can call it now.", err)
+	return s.integrationSaved(c, saved.Row.Name, "Integration "+saved.Row.Name+" created. Agents can call it now."+s.allowIntegrationHost(c, in.form.AllowHost, saved.Row.Name, saved.Row.URLTemplate), err)
 }
 
 func (s *Server) integrationEdit(c echo.Context) error {
@@ -85,7 +85,7 @@ func (s *Server) integrationUpdate(c echo.Context) error {
 	if saved.Renamed() {
 		msg = "Integration " + old.Name + " renamed to " + saved.Row.Name + " and saved. Agents must call it " + saved.Row.Name + " now."
 	}
-	return s.integrationSaved(c, saved.Row.Name, msg, err)
+	return s.integrationSaved(c, saved.Row.Name, msg+s.allowIntegrationHost(c, in.form.AllowHost, saved.Row.Name, saved.Row.URLTemplate), err)
 }
 
 func (s *Server) integrationDelete(c echo.Context) error {

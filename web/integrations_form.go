@@ -80,6 +80,7 @@ func readIntegrationForm(c echo.Context, old *models.Integration) integrationInp
 	f.URL = strings.TrimSpace(c.FormValue("url"))
 	f.Headers = strings.TrimSpace(c.FormValue("headers"))
 	f.Body = strings.TrimSpace(c.FormValue("body"))
+	f.AllowHost = c.FormValue("allow_host") == "yes"
 	f.Revision, _ = strconv.ParseInt(c.FormValue("revision"), 10, 64)
 	f.Errors = map[string]string{}
 	in.input = app.IntegrationInput{Name: f.Name, Description: f.Description, Method: f.Method, URL: f.URL, Body: f.Body}

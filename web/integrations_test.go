@@ -244,7 +244,7 @@ func TestIntegrationTestButton(t *testing.T) {
 
 	p := test()
 	result := p.doc.Find(`[data-testid="test-result"]`)
-	wantFix := "add " + hostPort + " as a literal entry under Integrations → Outbound web access"
+	wantFix := "add " + hostPort + " as an internal host under Integrations → Outbound web access"
 	if p.status != http.StatusOK || !result.HasClass("decision-refused") || !strings.Contains(result.Find(`[data-testid="test-fix"]`).Text(), wantFix) {
 		t.Fatalf("before the entry: %d, result %q", p.status, result.Text())
 	}

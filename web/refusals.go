@@ -221,6 +221,7 @@ func (s *Server) detailView(c echo.Context, r models.Refusal, back string) views
 	if userOf(c).admin() && v.Remedy.Kind == guard.RemedyAddEntry {
 		vm.AllowHref = "/integrations/allow?refusal=" + strconv.FormatInt(v.ID, 10)
 	}
+	vm.Access = s.accessForm(c, v)
 	return vm
 }
 

@@ -159,6 +159,11 @@ func New(d Deps) *Server {
 	admin.GET("/integrations/allow", s.allowFromRefusal)
 	admin.POST("/integrations/allowlist", s.addAllowlist)
 	admin.POST("/integrations/allowlist/remove", s.removeAllowlist)
+	admin.POST("/integrations/allowlist/enforce", s.enforceAllowlist)
+	signed.GET("/integrations/report-only", s.wouldRefusalsPage)
+	signed.POST("/integrations/access/request", s.requestAccess)
+	admin.POST("/integrations/access/:id/approve", s.approveAccess)
+	admin.POST("/integrations/access/:id/decline", s.declineAccess)
 
 	signed.GET("/integrations/http", s.integrationList)
 	admin.GET("/integrations/http/new", s.integrationNew)

@@ -24,6 +24,10 @@ func formValues(t *testing.T, p page, sel string) url.Values {
 	}
 	v := url.Values{}
 	form.Find("input[name], textarea[name]").Each(func(_ int, s *goquery.Selection) {
+		// As a browser does: an unticked checkbox sends nothing.
+		if typ := s.AttrOr("type", ""); (typ == "checkbox" || typ == "radio") && s.AttrOr("checked", "-") == "-" {
+			return
+		}
 		val, _ := s.Attr("value")
 		if goquery.NodeName(s) == "textarea" {
 			val = s.Text()

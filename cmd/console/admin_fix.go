@@ -20,7 +20,10 @@ func printAdminFix(w io.Writer, r *guard.Refusal) {
 		return
 	}
 	fmt.Fprintf(w, "For the admin (the agent is not shown this): %s\n", safeLine(r.Fix))
-	if r.Remedy.Kind == guard.RemedyAddEntry {
+	switch {
+	case r.Remedy.Kind == guard.RemedyAddEntry && r.Remedy.Internal:
+		fmt.Fprintf(w, "  console allow add --internal %s\n", safeLine(r.Remedy.Entry))
+	case r.Remedy.Kind == guard.RemedyAddEntry:
 		fmt.Fprintf(w, "  console allow add %s\n", safeLine(r.Remedy.Entry))
 	}
 }

@@ -193,8 +193,8 @@ func TestHelp(t *testing.T) {
 		args []string
 		want []string
 	}{
-		"help check":      {[]string{"help", "check"}, []string{"usage: console check [--json] URL", "decide a URL", "--json", "--db FILE"}},
-		"check --help":    {[]string{"check", "--help"}, []string{"usage: console check [--json] URL", "flags:"}},
+		"help check":      {[]string{"help", "check"}, []string{"usage: console check [--agent NAME] [--tool TOOL] [--json] URL", "decide a URL", "--json", "--db FILE"}},
+		"check --help":    {[]string{"check", "--help"}, []string{"usage: console check [--agent NAME] [--tool TOOL] [--json] URL", "flags:"}},
 		"fetch -h":        {[]string{"fetch", "-h"}, []string{"usage: console fetch", "--start N"}},
 		"allow --help":    {[]string{"allow", "--help"}, []string{"usage: console allow add", "console allow rm", "flags of console allow add:", "--note TEXT", "flags of console allow list:"}},
 		"allow add -h":    {[]string{"allow", "add", "-h"}, []string{"usage: console allow add", "--note TEXT"}},

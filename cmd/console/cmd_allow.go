@@ -15,20 +15,25 @@ import (
 	"github.com/outboundhq/outbound/models"
 )
 
-const allowUsage = "allow add ENTRY… [--note TEXT]\nallow rm ENTRY…\nallow list [--json]"
+const allowUsage = "allow add ENTRY… [--note TEXT] [--agent NAME]… [--tool TOOL]… [--internal] [--report-only]\nallow rm ENTRY… [--agent NAME]… [--tool TOOL]…\nallow enforce ENTRY… [--agent NAME]… [--tool TOOL]…\nallow list [--json]"
 
 func runAllow(ctx context.Context, e env, args []string) error {
 	return dispatch(ctx, e, args, allowUsage, []subcommand{
 		{[]string{"add"}, allowAdd},
 		{[]string{"rm", "remove"}, allowRemove},
 		{[]string{"list", "ls"}, allowList},
+		{[]string{"enforce"}, allowEnforce},
 	})
 }
 
 func allowAdd(ctx context.Context, e env, args []string) error {
 	var db, note string
+	var internal, reportOnly bool
 	fs := newFlags("allow add", &db)
 	fs.StringVar(&note, "note", "", "why the entries are needed")
+	scope := scopeFlags(fs)
+	fs.BoolVar(&internal, "internal", false, "add internal hosts: the scope reaches them without being narrowed to listed hosts")
+	fs.BoolVar(&reportOnly, "report-only", false, "try the entries first: what they would refuse is allowed and logged as would_refuse")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -48,7 +53,8 @@ func allowAdd(ctx context.Context, e env, args []string) error {
 	defer a.Close()
 	// Idempotent: a script that runs `allow add` twice must not fail the
 	// second time, so an entry already listed is reported, not refused.
-	res, err := a.AddEntries(ctx, app.AddEntries{Entries: rest, Note: note, Actor: actor(), Version: models.AnyRevision, AlreadyListedIsOK: true})
+	res, err := a.AddEntries(ctx, app.AddEntries{Entries: rest, Note: note, Actor: actor(), Version: models.AnyRevision, AlreadyListedIsOK: true,
+		Scope: *scope, Internal: internal, ReportOnly: reportOnly})
 	var invalid *app.ValidationError
 	if errors.As(err, &invalid) {
 		return usagef("nothing was added:\n  %s", strings.Join(problemLines(invalid), "\n  "))
@@ -62,7 +68,8 @@ func allowAdd(ctx context.Context, e env, args []string) error {
 	for _, en := range res.AlreadyListed {
 		fmt.Fprintf(e.stdout, "%s is already listed; nothing to add\n", en)
 	}
-	fmt.Fprintln(e.stdout, app.Badge(res.Listed))
+	fmt.Fprintln(e.stdout, modeLine(res.Mode))
+	printModeChange(e.stdout, res.Mode)
 	return notReloadedWarning(e, err)
 }
 
@@ -74,6 +81,10 @@ func problemLines(invalid *app.ValidationError) []string {
 		switch {
 		case p.Field == "note":
 			msgs[i] = fmt.Sprintf("--note: %s; %s", p.Problem, p.Fix)
+		case p.Field == "agents" || p.Field == "tools":
+			msgs[i] = fmt.Sprintf("--%s %q: %s; %s", strings.TrimSuffix(p.Field, "s"), p.Input, p.Problem, p.Fix)
+		case p.Field == "report_only":
+			msgs[i] = fmt.Sprintf("--internal with --report-only: %s; %s", p.Problem, p.Fix)
 		case p.Input != "":
 			msgs[i] = fmt.Sprintf("%q: %s; %s", p.Input, p.Problem, p.Fix)
 		default:
@@ -86,6 +97,7 @@ func problemLines(invalid *app.ValidationError) []string {
 func allowRemove(ctx context.Context, e env, args []string) error {
 	var db string
 	fs := newFlags("allow rm", &db)
+	scope := scopeFlags(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -98,10 +110,10 @@ func allowRemove(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer a.Close()
-	res, err := a.RemoveEntries(ctx, app.RemoveEntries{Entries: rest, Actor: actor(), Version: models.AnyRevision})
+	res, err := a.RemoveEntries(ctx, app.RemoveEntries{Entries: rest, Actor: actor(), Version: models.AnyRevision, Scope: *scope})
 	var nf *app.NotFoundError
 	if errors.As(err, &nf) {
-		return usagef("nothing was removed: %s is not on the allowlist; see `console allow list` for the entries as stored", nf.Name)
+		return usagef("nothing was removed: %s is not on the allowlist in scope %s; see `console allow list` for the entries and their scopes, and pass the same --agent and --tool", nf.Name, scopeText(scope.Normalized()))
 	}
 	if err != nil && !isNotReloaded(err) {
 		return err
@@ -109,15 +121,20 @@ func allowRemove(ctx context.Context, e env, args []string) error {
 	for _, r := range res.Removed {
 		fmt.Fprintf(e.stdout, "removed %s\n", r.Entry)
 	}
-	fmt.Fprintln(e.stdout, app.Badge(res.Listed))
+	fmt.Fprintln(e.stdout, modeLine(res.Mode))
+	printModeChange(e.stdout, res.Mode)
 	return notReloadedWarning(e, err)
 }
 
 type entryJSON struct {
-	Entry   string    `json:"entry"`
-	Note    string    `json:"note"`
-	AddedBy string    `json:"added_by"`
-	AddedAt time.Time `json:"added_at"`
+	Entry      string    `json:"entry"`
+	Agents     []string  `json:"agents"`
+	Tools      []string  `json:"tools"`
+	Internal   bool      `json:"internal"`
+	ReportOnly bool      `json:"report_only"`
+	Note       string    `json:"note"`
+	AddedBy    string    `json:"added_by"`
+	AddedAt    time.Time `json:"added_at"`
 }
 
 func allowList(ctx context.Context, e env, args []string) error {
@@ -146,23 +163,88 @@ func allowList(ctx context.Context, e env, args []string) error {
 	if asJSON {
 		out := make([]entryJSON, len(rows))
 		for i, r := range rows {
-			out[i] = entryJSON{r.Entry, r.Note, r.AddedBy, r.CreatedAt.UTC()}
+			sc := app.ScopeOf(r)
+			out[i] = entryJSON{Entry: r.Entry, Agents: nonNil(sc.Agents), Tools: nonNil(sc.Tools), Internal: r.Internal, ReportOnly: r.ReportOnly,
+				Note: r.Note, AddedBy: r.AddedBy, AddedAt: r.CreatedAt.UTC()}
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	fmt.Fprintln(e.stdout, app.Badge(len(rows)))
+	fmt.Fprintln(e.stdout, app.BadgeOf(st.ReachOf(guard.Scope{})))
 	if len(rows) == 0 {
-		fmt.Fprintln(e.stdout, "Any public host on the allowed ports can be reached. Add an entry to allow only listed hosts.")
+		fmt.Fprintln(e.stdout, "Any public host on the allowed ports can be reached. Add an entry to allow only listed hosts, or --internal to let agents reach one internal host as well.")
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ENTRY\tNOTE\tADDED BY\tADDED")
+	fmt.Fprintln(tw, "ENTRY\tSCOPE\tKIND\tNOTE\tADDED BY\tADDED")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Entry, r.Note, r.AddedBy, r.CreatedAt.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Entry, scopeText(app.ScopeOf(r)), rowKind(r), r.Note, r.AddedBy, r.CreatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	return tw.Flush()
+}
+
+// rowKind says how an entry applies: listed (narrows its scope),
+// internal, and report-only.
+func rowKind(r models.AllowlistEntry) string {
+	return ruleKind(guard.Rule{Internal: r.Internal, ReportOnly: r.ReportOnly})
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// modeLine is the changed scope's badge, naming the scope when narrowed.
+func modeLine(m app.ModeChange) string {
+	if m.Scope.IsZero() {
+		return app.BadgeOf(m.Now)
+	}
+	return app.BadgeOf(m.Now) + " for " + m.Scope.String()
+}
+
+func allowEnforce(ctx context.Context, e env, args []string) error {
+	var db string
+	fs := newFlags("allow enforce", &db)
+	scope := scopeFlags(fs)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return usagef("name at least one report-only entry: console allow enforce status.example.com [--agent NAME] [--tool TOOL]")
+	}
+	a, err := openForChange(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	st, err := a.Allowlist(ctx)
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	for _, text := range rest {
+		r, ok := st.FindIn(strings.TrimSpace(text), *scope)
+		if !ok || !r.ReportOnly {
+			return usagef("nothing was enforced: %s is not a report-only entry in scope %s; see `console allow list`", text, scopeText(scope.Normalized()))
+		}
+		ids = append(ids, r.ID)
+	}
+	res, err := a.EnforceEntries(ctx, app.EnforceEntries{IDs: ids, Actor: actor(), Version: st.Version})
+	if err != nil && !isNotReloaded(err) {
+		return err
+	}
+	for _, r := range res.Enforced {
+		fmt.Fprintf(e.stdout, "enforced %s\n", r.Entry)
+	}
+	for _, m := range res.Modes {
+		fmt.Fprintln(e.stdout, modeLine(m))
+		printModeChange(e.stdout, m)
+	}
+	return notReloadedWarning(e, err)
 }
 
 // openForChange opens the app for a command that changes the allowlist

@@ -154,7 +154,7 @@ func TestIntegrationsCommands(t *testing.T) {
 	})
 	t.Run("test is refused until the host is allowed, exit 3 with the fix", func(t *testing.T) {
 		r := runCLI(t, "integrations", "test", "order_status", "id=A-1", "--db", db)
-		if r.code != 3 || !strings.Contains(r.stdout, "Fix: ") || !strings.Contains(r.stdout, host) || !strings.Contains(r.stderr, "console allow add "+host) || hits.Load() != 0 {
+		if r.code != 3 || !strings.Contains(r.stdout, "Fix: ") || !strings.Contains(r.stdout, host) || !strings.Contains(r.stderr, "console allow add --internal "+host) || hits.Load() != 0 {
 			t.Fatalf("got %+v (service hit %d times)", r, hits.Load())
 		}
 	})

@@ -58,7 +58,7 @@ func TestIntegrationAllowThisHostWithoutRestart(t *testing.T) {
 	}
 
 	res := call()
-	wantFix := "add " + hostPort + " as a literal entry under Integrations → Outbound web access"
+	wantFix := "add " + hostPort + " as an internal host under Integrations → Outbound web access"
 	// The refusal (the log's row) names the entry; the agent's answer does not.
 	if res.OK() || !strings.Contains(res.Refusal.Fix, wantFix) || strings.Contains(res.Answer(), wantFix) {
 		t.Fatalf("before the entry: want a refusal whose fix (not the agent's answer) names %q, got %q and\n%s", wantFix, res.Refusal.Fix, res.Answer())

@@ -35,9 +35,9 @@ type command struct {
 var commands = map[string]command{
 	"serve":        {summary: "run the web console, /mcp, /api/v1 and /metrics", usage: "serve [--addr 127.0.0.1:8080] [--public] [--tls-cert FILE --tls-key FILE] [--public-url URL] [--trusted-proxy CIDR]...", run: runServe},
 	"init":         {summary: "create the database and its secret key file (serve creates them too)", usage: "init [--db PATH]", run: runInit},
-	"check":        {summary: "decide a URL without fetching it (exit 0 allowed, 3 refused)", usage: "check [--json] URL", run: runCheck},
+	"check":        {summary: "decide a URL without fetching it (exit 0 allowed, 3 refused), or say what an agent and tool may reach", usage: "check [--agent NAME] [--tool TOOL] [--json] URL\ncheck --agent NAME [--tool TOOL] [--json]", run: runCheck},
 	"fetch":        {summary: "read a URL exactly as an agent's fetch_url would (exit 3 if refused)", usage: "fetch [--json] [--start N] URL", run: runFetch},
-	"allow":        {summary: "manage the outbound allowlist: add, rm, list", usage: allowUsage, run: runAllow},
+	"allow":        {summary: "manage the outbound allowlist: add, rm, enforce, list", usage: allowUsage, run: runAllow},
 	"settings":     {summary: "show and change limits: settings list, settings set KEY VALUE", usage: settingsUsage, run: runSettings},
 	"integrations": {summary: "manage HTTP integrations: list, show, add, rm, test", usage: integrationsUsage, run: runIntegrations},
 	"refusals":     {summary: "show the refusal log, newest first", usage: "refusals [--limit N] [--kind policy|network] [--ticket ID] [--search WORDS] [--json]", run: runRefusals},

@@ -33,7 +33,7 @@ func TestRefusalsCLIShowsTheTypedValue(t *testing.T) {
 	}
 	policy, ok1 := guard.AsRefusal(policyErr)
 	network, ok2 := guard.AsRefusal(networkErr)
-	if !ok1 || !ok2 || policy.Remedy != guard.AddEntry("intranet.corp") || network.KindOf() != guard.KindNetwork {
+	if !ok1 || !ok2 || policy.Remedy != guard.AddInternal("intranet.corp") || network.KindOf() != guard.KindNetwork {
 		t.Fatalf("the guard's refusals: %+v / %+v", policyErr, networkErr)
 	}
 

@@ -41,7 +41,7 @@ func TestFetchCommandPrintsWhatTheAgentReads(t *testing.T) {
 		strings.Contains(r.stdout, "literal entry") || strings.Contains(r.stdout, "allow add") {
 		t.Fatalf("loopback without an entry, the agent's text: %+v", r)
 	}
-	if !strings.Contains(r.stderr, "as a literal entry") || !strings.Contains(r.stderr, "console allow add "+host+"\n") {
+	if !strings.Contains(r.stderr, "as an internal host") || !strings.Contains(r.stderr, "console allow add --internal "+host+"\n") {
 		t.Fatalf("loopback without an entry, the admin's fix on stderr: %+v", r)
 	}
 	if r := runCLI(t, "allow", "add", "--db", db, host); r.code != 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,16 +29,24 @@ type AllowlistState struct {
 	Entries []guard.Entry // Rows, parsed, in the same order
 }
 
-// PublicWeb reports whether the list is empty: any public host on the
-// allowed ports is reachable.
-func (st AllowlistState) PublicWeb() bool { return len(st.Rows) == 0 }
+// PublicWeb reports whether the default scope reaches the public web: no
+// enforced entry of it narrows it (internal hosts and report-only
+// entries do not).
+func (st AllowlistState) PublicWeb() bool {
+	for _, r := range st.Rows {
+		if r.ScopeKey == "" && !r.Internal && !r.ReportOnly {
+			return false
+		}
+	}
+	return true
+}
 
-// Find returns the row whose entry is text, as stored or as someone might
-// type it (upper case, a trailing dot).
+// Find returns the default scope's row whose entry is text, as stored or
+// as someone might type it (upper case, a trailing dot).
 func (st AllowlistState) Find(text string) (models.AllowlistEntry, guard.Entry, bool) {
 	want := canonicalEntry(text)
 	for i, r := range st.Rows {
-		if r.Entry == text || r.Entry == want {
+		if (r.Entry == text || r.Entry == want) && r.ScopeKey == "" {
 			return r, st.Entries[i], true
 		}
 	}
@@ -89,6 +98,15 @@ type AddEntries struct {
 	Entries []string
 	Note    string
 	Actor   string
+	// Scope limits the entries to some agents and tools; the zero Scope
+	// is the default scope (every agent, every tool).
+	Scope guard.Scope
+	// Internal adds internal hosts: literal entries that let the scope
+	// reach them without narrowing it to listed hosts.
+	Internal bool
+	// ReportOnly adds the entries to be tried, not enforced: requests
+	// they would refuse are allowed and kept as would-be refusals.
+	ReportOnly bool
 	// Version is the allowlist version the caller's form was built from,
 	// or models.AnyRevision for a scripted change.
 	Version int64
@@ -103,9 +121,12 @@ type AddEntries struct {
 type EntriesAdded struct {
 	Added         []guard.Entry
 	AlreadyListed []guard.Entry
-	// LeftPublicWeb is set when the list was empty before: the console
-	// went from PUBLIC WEB to allowing only listed hosts.
+	// LeftPublicWeb is set when the scope reached the public web before
+	// and now reaches only listed hosts.
 	LeftPublicWeb bool
+	// Mode is the scope's mode before and after, for the words that say
+	// a change switched it (ModeChange.Sentence).
+	Mode ModeChange
 	// Listed is how many entries the list holds now.
 	Listed  int
 	Version int64
@@ -125,27 +146,58 @@ func (a *App) AddEntries(ctx context.Context, req AddEntries) (EntriesAdded, err
 	if req.Version != models.AnyRevision && req.Version != st.Version {
 		return EntriesAdded{}, &ConflictError{Section: models.SectionAllowlist, Expected: req.Version, Current: st.Version}
 	}
-	add, already, verr := CheckNewEntries(req, st.Entries)
+	req.Scope = req.Scope.Normalized()
+	add, already, verr := CheckNewEntries(req, st.EntriesIn(req.Scope))
+	if verr == nil {
+		verr = a.checkRuleFlags(ctx, req, add)
+	}
 	if verr != nil {
 		return EntriesAdded{}, verr
 	}
 	res := EntriesAdded{AlreadyListed: already, Listed: len(st.Rows), Version: st.Version}
 	if len(add) == 0 {
+		res.Mode = ModeChange{Scope: req.Scope, Was: st.ReachOf(req.Scope), Now: st.ReachOf(req.Scope)}
 		return res, nil // all already listed: nothing to store, audit or reload
 	}
 	note, now := strings.TrimSpace(req.Note), time.Now().UTC()
 	rows := make([]models.AllowlistEntry, len(add))
 	records := make([]models.Audit, len(add))
 	for i, e := range add {
-		rows[i] = models.AllowlistEntry{Entry: e.String(), Note: note, AddedBy: req.Actor, CreatedAt: now}
-		records[i] = models.Audit{Actor: req.Actor, Action: ActionAllowlistAdd, Target: e.String(), After: EntryWithNote(e.String(), note)}
+		rows[i] = models.AllowlistEntry{Entry: e.String(), ScopeKey: req.Scope.Key(), Agents: req.Scope.Agents, Tools: req.Scope.Tools,
+			Internal: req.Internal, ReportOnly: req.ReportOnly, Note: note, AddedBy: req.Actor, CreatedAt: now}
+		records[i] = models.Audit{Actor: req.Actor, Action: ActionAllowlistAdd, Target: e.String(), After: EntryWithNote(RowText(rows[i]), note)}
 	}
 	v, err := a.store.AddAllowlistEntries(ctx, req.Version, rows, records...)
 	if err != nil {
 		return EntriesAdded{}, a.allowlistRace(ctx, req.Version, err)
 	}
-	res.Added, res.LeftPublicWeb, res.Listed, res.Version = add, len(st.Rows) == 0, len(st.Rows)+len(add), v
+	a.closeNeedsAccess(ctx, req.Actor, rows)
+	after := st
+	after.Rows = append(slices.Clone(st.Rows), rows...)
+	res.Mode = ModeChange{Scope: req.Scope, Was: st.ReachOf(req.Scope), Now: after.ReachOf(req.Scope)}
+	res.Added, res.LeftPublicWeb, res.Listed, res.Version = add, res.Mode.Was.PublicWeb && !res.Mode.Now.PublicWeb, len(st.Rows)+len(add), v
 	return res, a.reloadAfter(ctx, "allowlist")
+}
+
+// checkRuleFlags checks what the scope and the flags allow: known agent
+// and tool names, internal hosts that are literal, and no internal host
+// run report-only (it only widens).
+func (a *App) checkRuleFlags(ctx context.Context, req AddEntries, add []guard.Entry) *ValidationError {
+	problems := a.checkScope(ctx, req.Scope)
+	if req.Internal && req.ReportOnly {
+		problems = append(problems, Problem{Field: "report_only", Problem: "an internal host only widens access, so it cannot run report-only",
+			Fix: "add it enforced, or leave out --internal to try a narrowing entry report-only"})
+	}
+	for _, e := range add {
+		if req.Internal && e.Wildcard() {
+			problems = append(problems, Problem{Field: "entries", Input: e.String(), Problem: "an internal host must be one named host, not a wildcard",
+				Fix: "list each internal host literally, e.g. " + strings.TrimPrefix(e.String(), "*.") + "; a wildcard never reaches private addresses"})
+		}
+	}
+	if len(problems) > 0 {
+		return &ValidationError{Problems: problems}
+	}
+	return nil
 }
 
 // allowlistRace words a store error for a change that raced another: an
@@ -246,16 +298,20 @@ type RemoveEntries struct {
 	Entries []string
 	Actor   string
 	Version int64 // as for AddEntries
+	// Scope is the scope the entries are in; zero: the default scope.
+	Scope guard.Scope
 }
 
 // EntriesRemoved is what a remove did.
 type EntriesRemoved struct {
 	Removed []models.AllowlistEntry
-	// PublicWeb is set when the list is now empty: the console is back
-	// on PUBLIC WEB, where agents reach any public host.
+	// PublicWeb is set when the scope is now on PUBLIC WEB, where its
+	// agents reach any public host.
 	PublicWeb bool
-	Listed    int // entries left
-	Version   int64
+	// Mode is the scope's mode before and after.
+	Mode    ModeChange
+	Listed  int // entries left
+	Version int64
 }
 
 // RemoveEntries removes the named entries with one audit record each in
@@ -282,8 +338,9 @@ func (a *App) RemoveEntries(ctx context.Context, req RemoveEntries) (EntriesRemo
 	}
 	var rows []models.AllowlistEntry
 	seen := map[string]bool{}
+	req.Scope = req.Scope.Normalized()
 	for _, text := range req.Entries {
-		row, _, ok := st.Find(strings.TrimSpace(text))
+		row, ok := st.FindIn(strings.TrimSpace(text), req.Scope)
 		if !ok {
 			return EntriesRemoved{}, &NotFoundError{Kind: "allowlist entry", Name: strings.TrimSpace(text)}
 		}
@@ -292,18 +349,19 @@ func (a *App) RemoveEntries(ctx context.Context, req RemoveEntries) (EntriesRemo
 			rows = append(rows, row)
 		}
 	}
-	names := make([]string, len(rows))
 	records := make([]models.Audit, len(rows))
 	for i, r := range rows {
-		names[i] = r.Entry
-		records[i] = models.Audit{Actor: req.Actor, Action: ActionAllowlistRemove, Target: r.Entry, Before: EntryWithNote(r.Entry, r.Note)}
+		records[i] = models.Audit{Actor: req.Actor, Action: ActionAllowlistRemove, Target: r.Entry, Before: EntryWithNote(RowText(r), r.Note)}
 	}
-	v, err := a.store.RemoveAllowlistEntries(ctx, req.Version, names, records...)
+	v, err := a.store.RemoveAllowlistRows(ctx, req.Version, rows, records...)
 	if err != nil {
 		return EntriesRemoved{}, a.allowlistRace(ctx, req.Version, err)
 	}
 	left := len(st.Rows) - len(rows)
-	res := EntriesRemoved{Removed: rows, PublicWeb: left == 0, Listed: left, Version: v}
+	after := st
+	after.Rows = slices.DeleteFunc(slices.Clone(st.Rows), func(r models.AllowlistEntry) bool { return seen[r.Entry] && r.ScopeKey == req.Scope.Key() })
+	res := EntriesRemoved{Removed: rows, Listed: left, Version: v, Mode: ModeChange{Scope: req.Scope, Was: st.ReachOf(req.Scope), Now: after.ReachOf(req.Scope)}}
+	res.PublicWeb = res.Mode.Now.PublicWeb
 	return res, a.reloadAfter(ctx, "allowlist")
 }
 

@@ -32,8 +32,11 @@ type App struct {
 	store    *models.Store
 	guard    *guard.Guard
 	refusals refusalRows
-	metrics  guard.Recorder
-	log      *slog.Logger
+	// would keeps the requests report-only entries would have refused;
+	// nil where nothing records (a test's bare App).
+	would   *models.WouldRefusalWriter
+	metrics guard.Recorder
+	log     *slog.Logger
 	// secrets seals integration header secrets; integrations runs them.
 	secrets      *tools.SecretBox
 	integrations *tools.Integrations
@@ -105,6 +108,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	}
 	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
 	a.decisions = models.NewDecisionWriter(store, models.RefusalWriterOptions{})
+	a.would = models.NewWouldRefusalWriter(store, models.RefusalWriterOptions{})
 	a.guard = guard.New(guard.Options{Wording: ConsoleWording, Resolver: opts.Resolver, Recorder: guard.RecorderFunc(a.record)})
 	if !opts.ReadOnly {
 		if a.secrets, err = OpenSecretBox(dbPath, opts.Getenv); err != nil {
@@ -166,7 +170,7 @@ func loadPolicy(ctx context.Context, store *models.Store) (*guard.Policy, tools.
 	if err != nil {
 		return nil, tools.Settings{}, err
 	}
-	p, s, err := tools.BuildPolicy(EntryTexts(rows), values)
+	p, s, err := tools.BuildPolicy(StoredRules(rows), values)
 	var ee *guard.EntryError
 	var se *tools.SettingError
 	switch {
@@ -209,7 +213,11 @@ func (a *App) Close() error {
 	a.guard.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return errors.Join(a.refusals.Close(ctx), a.decisions.Close(ctx), a.store.Close())
+	var werr error
+	if a.would != nil {
+		werr = a.would.Close(ctx)
+	}
+	return errors.Join(a.refusals.Close(ctx), a.decisions.Close(ctx), werr, a.store.Close())
 }
 
 // isStoredConfigError reports a stored entry or setting that does not

@@ -18,4 +18,8 @@ const (
 	ActionIntegrationUpdate = "integration.update"
 	ActionIntegrationDelete = "integration.delete"
 	ActionRefusalReview     = "refusal.review"
+	ActionAllowlistEnforce  = "allowlist.enforce"
+	ActionAccessRequest     = "access.request"
+	ActionAccessApprove     = "access.approve"
+	ActionAccessDecline     = "access.decline"
 )

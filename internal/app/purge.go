@@ -27,6 +27,9 @@ func (a *App) PurgeLoop(ctx context.Context) {
 			a.log.Info("refusal log purged", "deleted", n, "retention_days", days)
 		}
 		a.purgeDecisions(ctx)
+		if _, err := a.store.PurgeWouldRefusalsBefore(ctx, time.Now().AddDate(0, 0, -days)); err != nil && ctx.Err() == nil {
+			a.log.Error("would-be refusal purge failed", "err", err)
+		}
 		if _, err := a.store.PurgeSessions(ctx, time.Now().Add(-sessionMaxAge)); err != nil && ctx.Err() == nil {
 			a.log.Error("session purge failed", "err", err)
 		}

@@ -44,6 +44,9 @@ type refusalRows interface {
 const (
 	DecisionAllowed = "allowed"
 	DecisionRefused = "refused"
+	// DecisionWouldRefuse is an allowed request that a report-only
+	// allowlist entry would have refused.
+	DecisionWouldRefuse = "would_refuse"
 )
 
 // record is the one sink of every decision the guard and the tools
@@ -59,6 +62,9 @@ func (a *App) record(rec guard.Record) {
 		a.refusals.Write(refusalRow(rec))
 	}
 	a.recordDecision(rec) // an allowed one, into the decisions store (decisions.go)
+	if rec.Refusal == nil && rec.WouldRefuse != nil && a.would != nil {
+		a.would.Write(wouldRefusalRow(rec))
+	}
 }
 
 func (a *App) logRecord(rec guard.Record) {
@@ -66,8 +72,11 @@ func (a *App) logRecord(rec guard.Record) {
 		return
 	}
 	decision := DecisionAllowed
-	if rec.Refusal != nil {
+	switch {
+	case rec.Refusal != nil:
 		decision = DecisionRefused
+	case rec.WouldRefuse != nil:
+		decision = DecisionWouldRefuse
 	}
 	// Typed attributes: this runs once per proxied request.
 	attrs := []slog.Attr{
@@ -75,6 +84,9 @@ func (a *App) logRecord(rec guard.Record) {
 		slog.String(LogThread, rec.Caller.Thread), slog.String(LogTicket, rec.Caller.Ticket), slog.String(LogTrigger, rec.Caller.Trigger),
 		slog.String(LogURL, rec.URL), slog.String(LogHost, rec.Host), slog.Int(LogPort, int(rec.Port)),
 		slog.String(LogDecision, decision),
+	}
+	if r := rec.WouldRefuse; r != nil && rec.Refusal == nil {
+		attrs = append(attrs, slog.String(LogCode, string(r.Code)), slog.String(LogReason, string(r.Reason)))
 	}
 	if r := rec.Refusal; r != nil {
 		attrs = append(attrs, slog.String(LogCode, string(r.Code)), slog.String(LogReason, string(r.Reason)), slog.String(LogKind, string(r.KindOf())),

@@ -20,7 +20,7 @@ func refusalRow(rec guard.Record) models.Refusal {
 	return models.Refusal{
 		Time: rec.Time, Tool: rec.Caller.Tool, URL: r.URL, Host: r.Host, Port: int(rec.Port),
 		Addresses: addrTexts(r.Addresses), Code: string(r.Code), Reason: string(r.Reason), Kind: string(r.KindOf()),
-		Message: message, Fix: r.Fix, RemedyKind: string(r.Remedy.Kind), RemedyValue: r.Remedy.Value(), Entry: r.Entry,
+		Message: message, Fix: r.Fix, RemedyKind: string(r.Remedy.Kind), RemedyValue: r.Remedy.Value(), RemedyInternal: r.Remedy.Internal, Entry: r.Entry,
 		Agent: rec.Caller.Agent, Thread: rec.Caller.Thread, Trigger: rec.Caller.Trigger, Ticket: rec.Caller.Ticket,
 		Redirects: rec.Redirects, Proxied: rec.Proxied,
 	}

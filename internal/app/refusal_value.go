@@ -40,7 +40,7 @@ func LoggedRefusalOf(r models.Refusal) LoggedRefusal {
 		ID: r.ID, Time: r.Time.UTC(),
 		Refusal: guard.Refusal{
 			Code: guard.Code(r.Code), Reason: guard.Reason(r.Reason), Message: r.Message, Fix: r.Fix,
-			Remedy: guard.RemedyOf(r.RemedyKind, r.RemedyValue), Kind: kind,
+			Remedy: remedyOfRow(r), Kind: kind,
 			Tool: r.Tool, Agent: r.Agent, URL: r.URL, Host: r.Host, Port: uint16(r.Port), Entry: r.Entry,
 			Addresses: addrsOf(r.Addresses), Redirects: []string(r.Redirects),
 		},
@@ -68,4 +68,13 @@ func addrsOf(texts []string) []netip.Addr {
 		}
 	}
 	return out
+}
+
+// remedyOfRow is a stored refusal's remedy, with its internal-host hint.
+func remedyOfRow(r models.Refusal) guard.Remedy {
+	rem := guard.RemedyOf(r.RemedyKind, r.RemedyValue)
+	if rem.Kind == guard.RemedyAddEntry {
+		rem.Internal = r.RemedyInternal
+	}
+	return rem
 }

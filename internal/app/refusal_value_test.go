@@ -46,7 +46,7 @@ func TestConsoleWordingNamesTheConsolesControls(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := p.WithWording(ConsoleWording).Decide(t.Context(), nil, "http://example.com:8080/")
-	want := "Open port 8080 in Settings → Allowed ports (ports), or add example.com:8080 under Integrations → Outbound web access."
+	want := "Open port 8080 in Settings → Allowed ports (ports), or add example.com:8080 as an internal host under Integrations → Outbound web access, which opens the port for that host alone and keeps the public web open."
 	if d.Fix != want {
 		t.Errorf("Fix = %q\nwant  %q", d.Fix, want)
 	}
