@@ -21,4 +21,5 @@ const (
 var Reasons = []guard.Reason{
 	ReasonContentType, ReasonReadsPerTurn, ReasonBadStart, ReasonBadSize, ReasonBrowser,
 	ReasonUnknownIntegration, ReasonBadParams, ReasonBrowserOwn,
+	ReasonOtherSite, ReasonStaleRef, ReasonNoTab, ReasonTabsFull, ReasonUnconfirmed, ReasonBrowserOff, ReasonNotAField,
 }
