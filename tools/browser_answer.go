@@ -52,14 +52,11 @@ func (tb *tab) answer(tool string, set Settings, status int, find string) Result
 		ms := float64(set.Guard.Timeout / time.Millisecond)
 		_ = tb.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad, Timeout: &ms})
 	}
-	old := tb.elements
-	go func() {
-		for _, el := range old {
-			_ = el.Dispose()
-		}
-	}()
-	tb.base, tb.elements = tb.next, snap.elements
-	tb.next += len(snap.elements)
+	if old := tb.elements; old != nil {
+		go old.Dispose()
+	}
+	tb.base, tb.elements, tb.count = tb.next, snap.elements, snap.count
+	tb.next += snap.count
 	url := tb.page.URL()
 	title, _ := tb.page.Title()
 
@@ -76,7 +73,7 @@ func (tb *tab) answer(tool string, set Settings, status int, find string) Result
 	for _, e := range tb.takeEvents() {
 		b.WriteString(e + "\n")
 	}
-	if n := len(snap.elements); n > 0 {
+	if n := snap.count; n > 0 {
 		fmt.Fprintf(&b, "Refs in this answer: e%d to e%d; refs from earlier answers no longer work.\n", tb.base, tb.base+n-1)
 	} else {
 		b.WriteString("The page has no links, buttons or fields.\n")

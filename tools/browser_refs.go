@@ -29,14 +29,17 @@ func (tb *tab) element(tool, ref string) (playwright.ElementHandle, elementInfo,
 	switch {
 	case !ok:
 		return bad(fmt.Sprintf("%q is not a ref; refs look like e12, as the page's text marks them.", cut(ref, 40)))
-	case len(tb.elements) == 0 && n < tb.next:
+	case tb.count == 0 && n < tb.next:
 		return bad(fmt.Sprintf("e%d is from an earlier answer, and the latest answer has no refs: the page has no links, buttons or fields now.", n))
 	case n < tb.base:
-		return bad(fmt.Sprintf("e%d is from an earlier answer; each answer hands out new refs, and only the latest answer's (e%d to e%d) work.", n, tb.base, tb.base+len(tb.elements)-1))
-	case n >= tb.base+len(tb.elements):
-		return bad(fmt.Sprintf("There is no e%d on the page; the latest answer's refs are e%d to e%d.", n, tb.base, tb.base+len(tb.elements)-1))
+		return bad(fmt.Sprintf("e%d is from an earlier answer; each answer hands out new refs, and only the latest answer's (e%d to e%d) work.", n, tb.base, tb.base+tb.count-1))
+	case n >= tb.base+tb.count:
+		return bad(fmt.Sprintf("There is no e%d on the page; the latest answer's refs are e%d to e%d.", n, tb.base, tb.base+tb.count-1))
 	}
-	el := tb.elements[n-tb.base]
+	el, err := elementAt(tb.page, tb.elements, n-tb.base)
+	if err != nil {
+		return bad(fmt.Sprintf("The element e%d is no longer on the page: a script removed or replaced it since the last answer.", n))
+	}
 	info, err := describe(el)
 	if err != nil || !info.Connected {
 		return bad(fmt.Sprintf("The element e%d is no longer on the page: a script removed or replaced it since the last answer.", n))
@@ -76,7 +79,12 @@ const describeJS = `(el) => {
   const tag = el.tagName;
   const type = (el.getAttribute('type') || '').toLowerCase();
   const itype = (el.type || '').toLowerCase();
-  const label = squash(el.getAttribute('aria-label') || (el.labels && el.labels[0] && el.labels[0].innerText) ||
+  const ownText = (n) => {
+    if (n.nodeType === Node.TEXT_NODE) return n.textContent;
+    if (n.nodeType !== Node.ELEMENT_NODE || ['SELECT', 'TEXTAREA', 'INPUT', 'BUTTON', 'SCRIPT', 'STYLE'].includes(n.tagName)) return '';
+    return Array.from(n.childNodes).map(ownText).join(' ');
+  };
+  const label = squash(el.getAttribute('aria-label') || (el.labels && el.labels[0] && squash(ownText(el.labels[0]))) ||
     el.getAttribute('placeholder') || el.getAttribute('name') || el.innerText || el.value || tag.toLowerCase()).slice(0, 80);
   const out = {connected: el.isConnected, kind: tag.toLowerCase() + (itype ? ' ' + itype : ''), label, submits: false, method: '', action: '', fields: [],
     editable: false, select: tag === 'SELECT', disabled: !!el.disabled, readonly: !!el.readOnly};

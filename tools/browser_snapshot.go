@@ -3,8 +3,6 @@ package tools
 import (
 	_ "embed"
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/playwright-community/playwright-go"
@@ -18,11 +16,13 @@ var snapshotJS string
 
 // snapshot is the page as the agent reads it: its text, where each
 // interactive element is marked with a ref, and those elements in ref
-// order. The elements are handles held by the driver, not attributes in
-// the page, so a page's script cannot move a ref onto another element.
+// order, as one array kept by the driver (not attributes in the page), so
+// a page's script can neither see the refs nor move one onto another
+// element. An element is fetched from the array only when acted on.
 type snapshot struct {
 	text     string
-	elements []playwright.ElementHandle
+	elements playwright.JSHandle // the array; Dispose it when done
+	count    int
 }
 
 // takeSnapshot renders page, numbering its elements from base.
@@ -32,48 +32,36 @@ func takeSnapshot(page playwright.Page, base int) (snapshot, error) {
 		return snapshot{}, err
 	}
 	defer h.Dispose()
-	textH, err := h.GetProperty("text")
+	v, err := h.Evaluate(`(s) => ({text: s.text, count: s.elements.length})`)
 	if err != nil {
 		return snapshot{}, err
 	}
-	v, err := textH.JSONValue()
-	_ = textH.Dispose()
+	m, _ := v.(map[string]any)
+	text, _ := m["text"].(string)
+	els, err := h.GetProperty("elements")
 	if err != nil {
 		return snapshot{}, err
 	}
-	text, _ := v.(string)
-	elsH, err := h.GetProperty("elements")
+	return snapshot{text: text, elements: els, count: toInt(m["count"])}, nil
+}
+
+// elementAt fetches element i of a snapshot's array. (It goes through
+// the page: playwright-go's JSHandle.GetProperty cannot return an
+// element.)
+func elementAt(page playwright.Page, arr playwright.JSHandle, i int) (playwright.ElementHandle, error) {
+	h, err := page.EvaluateHandle(`([a, i]) => a[i]`, []any{arr, i})
 	if err != nil {
-		return snapshot{}, err
+		return nil, err
 	}
-	props, err := elsH.GetProperties()
-	_ = elsH.Dispose()
-	if err != nil {
-		return snapshot{}, err
+	if h == nil {
+		return nil, fmt.Errorf("ref %d is gone", i)
 	}
-	type indexed struct {
-		i  int
-		el playwright.ElementHandle
+	el := h.AsElement()
+	if el == nil {
+		_ = h.Dispose()
+		return nil, fmt.Errorf("ref %d is not an element", i)
 	}
-	var found []indexed
-	for k, p := range props {
-		i, err := strconv.Atoi(k)
-		el := p.AsElement()
-		if err != nil || el == nil {
-			_ = p.Dispose()
-			continue
-		}
-		found = append(found, indexed{i, el})
-	}
-	sort.Slice(found, func(a, b int) bool { return found[a].i < found[b].i })
-	s := snapshot{text: text, elements: make([]playwright.ElementHandle, 0, len(found))}
-	for n, f := range found {
-		if f.i != n {
-			return snapshot{}, fmt.Errorf("the page's element list has a gap at %d", n)
-		}
-		s.elements = append(s.elements, f.el)
-	}
-	return s, nil
+	return el, nil
 }
 
 // findLines answers browser_find: the lines of text holding query (any

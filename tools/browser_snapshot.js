@@ -43,6 +43,12 @@
     if (el.hasAttribute('onclick')) return 'clickable';
     return null;
   };
+  // A label's words without the controls it wraps (a select's options).
+  const ownText = (n) => {
+    if (n.nodeType === Node.TEXT_NODE) return n.textContent;
+    if (n.nodeType !== Node.ELEMENT_NODE || ['SELECT', 'TEXTAREA', 'INPUT', 'BUTTON', 'SCRIPT', 'STYLE'].includes(n.tagName)) return '';
+    return Array.from(n.childNodes).map(ownText).join(' ');
+  };
   const labelOf = (el) => {
     const aria = el.getAttribute('aria-label');
     if (aria) return squash(aria);
@@ -52,7 +58,7 @@
       if (squash(t)) return squash(t);
     }
     if (el.labels && el.labels.length) {
-      const t = Array.from(el.labels).map((l) => l.innerText).join(' ');
+      const t = Array.from(el.labels).map((l) => ownText(l)).join(' ');
       if (squash(t)) return squash(t);
     }
     return squash(el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('name') || el.getAttribute('id') || '');

@@ -35,7 +35,8 @@ type tab struct {
 	// The refs of the latest answer: e{base} … e{base+len(elements)-1};
 	// next is the first ref the next answer hands out.
 	base, next int
-	elements   []playwright.ElementHandle
+	elements   playwright.JSHandle // the latest answer's elements, in ref order
+	count      int
 
 	mu       sync.Mutex
 	site     string       // the conversation's one site, fixed by the first page that loads
