@@ -67,6 +67,10 @@ const maxTabEvents = 8
 // redirect) before reading the page.
 const settleGrace = 200 * time.Millisecond
 
+// popupGrace is how long a new window lives when it asks for nothing the
+// route could refuse.
+const popupGrace = 5 * time.Second
+
 // begin starts a call of the conversation's tab: calls run one at a time,
 // and the tab's proxy credential is handed to this call, so that what the
 // page does now is recorded as this call's. ask, when set, is the context
@@ -191,11 +195,15 @@ func (tb *tab) start(set Settings, site string) error {
 	tb.mu.Lock()
 	tb.page = page
 	tb.mu.Unlock()
-	// A new window (window.open, target=_blank) is closed at once; its
-	// navigation was refused by the route.
+	// Event handlers run on the driver's one dispatching goroutine, so
+	// whatever they ask of the browser is asked from another: waiting
+	// there for an answer would wait for ever.
+	//
+	// A new window (window.open, target=_blank) loads nothing: the route
+	// refuses its navigation (and closes it), or it is closed shortly.
 	bctx.OnPage(func(p playwright.Page) {
 		if !tb.isMain(p) {
-			_ = p.Close()
+			time.AfterFunc(popupGrace, func() { _ = p.Close() })
 		}
 	})
 	page.OnWebSocket(func(ws playwright.WebSocket) {
@@ -206,7 +214,7 @@ func (tb *tab) start(set Settings, site string) error {
 	})
 	page.OnDialog(func(d playwright.Dialog) {
 		tb.event(fmt.Sprintf("The page showed a %s dialog saying %q; it was dismissed.", d.Type(), cut(d.Message(), 200)))
-		_ = d.Dismiss()
+		go d.Dismiss()
 	})
 	page.OnRequest(func(r playwright.Request) {
 		if r.IsNavigationRequest() && r.Frame() == page.MainFrame() {
@@ -277,14 +285,27 @@ func (tb *tab) route(r playwright.Route) {
 	}
 	site := siteOfURL(u)
 	own := site == tb.siteNow()
+	// A request of another page than the tab's own is a new window's.
+	var popup playwright.Page
+	inPopup := false
+	if f := req.Frame(); f == nil || !tb.isMain(f.Page()) {
+		inPopup = true
+		if f != nil {
+			popup = f.Page()
+		}
+	}
 	if nav && !own {
 		_ = r.Abort("blockedbyclient")
 		tb.refuse(tb.otherSite(u), req)
+		closePopup(popup)
 		return
 	}
-	if f := req.Frame(); nav && (f == nil || !tb.isMain(f.Page())) {
+	if inPopup {
 		_ = r.Abort("blockedbyclient")
-		tb.event("The page tried to open " + cut(u, 300) + " in a new window; it was not opened. To read it, open it with " + BrowserOpenName + ".")
+		if nav {
+			tb.event("The page tried to open " + cut(u, 300) + " in a new window; it was not opened. To read it, open it with " + BrowserOpenName + ".")
+			closePopup(popup)
+		}
 		return
 	}
 	if !own {
@@ -301,6 +322,17 @@ func (tb *tab) route(r playwright.Route) {
 	}
 	tb.hosts.add(u)
 	_ = r.Continue()
+}
+
+// closePopup closes a new window, if it is known yet, from another
+// goroutine than the driver's.
+func closePopup(p playwright.Page) {
+	if p != nil {
+		go func() {
+			defer func() { _ = recover() }() // a window the driver does not know yet is a nil page
+			_ = p.Close()
+		}()
+	}
 }
 
 // mayWrite decides a request that may change something at the far end
