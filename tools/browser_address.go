@@ -33,6 +33,7 @@ func browserAddress(raw string) (string, *guard.Refusal) {
 	case strings.ContainsAny(s, " \t\r\n"):
 		return bad(guard.ReasonBadURL, "The address contains spaces or line breaks.")
 	}
+	credentials := "The address carries a user name or password (user:password@), which the browser never sends."
 	if scheme, _, ok := strings.Cut(s, ":"); ok && isScheme(scheme) && !looksLikeHostPort(s) {
 		switch strings.ToLower(scheme) {
 		case "http", "https":
@@ -51,7 +52,7 @@ func browserAddress(raw string) (string, *guard.Refusal) {
 		return bad(guard.ReasonBadURL, "This is not a web address.")
 	}
 	if u.User != nil {
-		return bad(guard.ReasonCredentials, "The address carries a user name or password (user:password@), which the browser never sends.")
+		return bad(guard.ReasonCredentials, credentials)
 	}
 	return s, nil
 }

@@ -38,6 +38,17 @@ func (t *Tabs) Tools() []Tool {
 	return out
 }
 
+// Withheld finds a browser tool while the setting withholds it: its
+// call is refused with the reason (see Registry.Lookup).
+func (t *Tabs) Withheld(name string) (Tool, bool) {
+	for _, build := range browserTools {
+		if tool := build(t); tool.Name == name {
+			return tool, true
+		}
+	}
+	return Tool{}, false
+}
+
 // OnChange registers f to be called when the tools come or go.
 func (t *Tabs) OnChange(f func()) {
 	t.mu.Lock()
