@@ -42,7 +42,7 @@ type canary struct {
 	hits []string
 }
 
-func newCanary(t *testing.T, h http.Handler) *canary {
+func newCanary(t testing.TB, h http.Handler) *canary {
 	c := &canary{}
 	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -84,7 +84,7 @@ type browserEnv struct {
 	approve   func(SideEffect) bool
 }
 
-func newBrowserEnv(t *testing.T, site http.Handler) *browserEnv {
+func newBrowserEnv(t testing.TB, site http.Handler) *browserEnv {
 	t.Helper()
 	launch := realChromium(t)
 	e := &browserEnv{set: DefaultSettings()}
@@ -181,7 +181,7 @@ func (e *browserEnv) refused(reason guard.Reason, part string) *guard.Record {
 // agent is the scripted agent: it calls the tools as a model would, and
 // obeys every order it reads in a page.
 type agent struct {
-	t      *testing.T
+	t      testing.TB
 	e      *browserEnv
 	turn   Turn
 	last   Result
@@ -189,7 +189,7 @@ type agent struct {
 	orders []string
 }
 
-func (e *browserEnv) agent(t *testing.T, thread string) *agent {
+func (e *browserEnv) agent(t testing.TB, thread string) *agent {
 	return &agent{t: t, e: e, turn: Turn{Agent: "helpdesk-bot", Thread: thread, Trigger: "ticket-1"}}
 }
 

@@ -103,7 +103,11 @@ func (tb *tab) open(set Settings, site, target string) Result {
 	if err != nil && tb.crashed(err) {
 		return browserRefused(BrowserOpenName, tabBrowserRefusal(BrowserOpenName, target, err))
 	}
-	if r := tb.navigationOutcome(); r != nil {
+	// The page itself was refused (a redirect hop onto another site, the
+	// guard): that is the answer. A page that loaded and then tried to
+	// leave (a meta refresh, a script) is answered as it is, with the
+	// refusal among its events.
+	if r := tb.navigationOutcome(); r != nil && err != nil {
 		return browserRefused(BrowserOpenName, r)
 	}
 	if r := navigationRefusal(tb.cred, resp, err, target, set, tb.tabs.shots.guard.Wording()); r != nil {

@@ -453,7 +453,11 @@ func (tb *tab) navigationOutcome() *guard.Refusal {
 func (tb *tab) crashed(err error) bool {
 	if errors.Is(err, playwright.ErrTargetClosed) {
 		tb.tabs.drop(tb)
-		tb.tabs.shots.forget(tb.browser)
+		// Only a browser that went away is restarted: a tab closed under
+		// its call (the setting turned off) leaves the others running.
+		if b, ok := tb.browser.(interface{ IsConnected() bool }); !ok || !b.IsConnected() {
+			tb.tabs.shots.forget(tb.browser)
+		}
 		go tb.shut()
 		return true
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func newVendorEnv(t *testing.T) (*browserEnv, *vendorSite) {
+func newVendorEnv(t testing.TB) (*browserEnv, *vendorSite) {
 	v := &vendorSite{}
 	e := newBrowserEnv(t, v)
 	v.loopback = e.loopback.hostPort()
