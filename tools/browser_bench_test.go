@@ -139,4 +139,3 @@ func chromiumRSS() int {
 	}
 	return total
 }
-
