@@ -16,6 +16,7 @@ type screen struct {
 	mu    sync.Mutex
 	by    Caller
 	check func(ctx context.Context, target string) *Refusal
+	own   func(ctx context.Context, target string) *Refusal // see ScreenOwn
 }
 
 // Screen makes every later request with the credential pass check before
@@ -46,11 +47,11 @@ func (e *EmbeddedProxy) screened(ctx context.Context, w http.ResponseWriter, r *
 	by, check := s.by, s.check
 	s.mu.Unlock()
 	if check == nil {
-		return false
+		return e.screenedOwn(ctx, w, r, c.refusals)
 	}
 	ref := check(ctx, proxiedTarget(r))
 	if ref == nil {
-		return false
+		return e.screenedOwn(ctx, w, r, c.refusals)
 	}
 	ctx = WithCaller(ctx, by)
 	e.proxy.g.record(ctx, Record{Refusal: ref, URL: ref.URL, Host: ref.Host, Port: ref.Port, Proxied: true})

@@ -27,4 +27,5 @@ var Reasons = []guard.Reason{
 	ReasonContentType, ReasonReadsPerTurn, ReasonBadStart, ReasonBadSize, ReasonBrowser,
 	ReasonUnknownIntegration, ReasonBadParams, ReasonBrowserOwn,
 	ReasonReadOnly, ReasonNeedsConfirmation, ReasonConfirmationDeclined,
+	ReasonOtherSite, ReasonStaleRef, ReasonNoTab, ReasonTabsFull, ReasonUnconfirmed, ReasonBrowserOff, ReasonNotAField,
 }

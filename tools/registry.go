@@ -221,7 +221,21 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 			}
 		}
 	}
+	for _, s := range sources {
+		if w, ok := s.(withheldTools); ok {
+			if t, ok := w.Withheld(name); ok {
+				return t, true
+			}
+		}
+	}
 	return Tool{}, false
+}
+
+// withheldTools is a ToolSource whose tools may be switched off: a call
+// of one while off finds it, and it answers with why, rather than the
+// agent hearing that no such tool exists.
+type withheldTools interface {
+	Withheld(name string) (Tool, bool)
 }
 
 // Call is one call of a tool.

@@ -12,6 +12,8 @@ type Deps struct {
 	// Integrations adds call_integration and one tool per integration,
 	// kept in step with the integrations' Set.
 	Integrations *Integrations
+	// Browser adds the browser_* tools while the browser setting is on.
+	Browser *Tabs
 }
 
 // builtins is the one list of the product's tools: each line builds a
@@ -39,6 +41,9 @@ func Builtin(d Deps) *Registry {
 	if d.Integrations != nil {
 		r.AddSource(d.Integrations)
 	}
+	if d.Browser != nil {
+		r.AddSource(d.Browser)
+	}
 	return r
 }
 
@@ -52,5 +57,5 @@ func BuiltinNames() []string {
 		t, _ := build(Deps{})
 		names = append(names, t.Name)
 	}
-	return names
+	return append(names, BrowserToolNames()...)
 }

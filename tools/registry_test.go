@@ -76,13 +76,16 @@ func TestMCPListsExactlyTheRegistry(t *testing.T) {
 func TestBuiltinNamesAreTheBuiltinTools(t *testing.T) {
 	g := guard.New(guard.Options{})
 	defer g.Close()
-	shots := NewScreenshotter(g, nil, DefaultSettings, nil)
-	reg := Builtin(Deps{Guard: g, Settings: DefaultSettings, Shots: shots, Integrations: NewIntegrations(g, DefaultSettings)})
+	on := func() Settings { s := DefaultSettings(); s.Browser = BrowserConfirm; return s }
+	shots := NewScreenshotter(g, nil, on, nil)
+	tabs := NewTabs(shots, on)
+	defer tabs.Close()
+	reg := Builtin(Deps{Guard: g, Settings: on, Shots: shots, Integrations: NewIntegrations(g, on), Browser: tabs})
 	names := BuiltinNames()
 	if got := sortedNames(reg); !slices.Equal(got, slices.Sorted(slices.Values(names))) {
 		t.Fatalf("built-in tools %v, built-in names %v", got, names)
 	}
-	if len(names) != len(builtins) || slices.Contains(names, "") {
+	if len(names) != len(builtins)+len(browserTools) || slices.Contains(names, "") {
 		t.Fatalf("built-in names %q for %d built-in tools", names, len(builtins))
 	}
 	for _, name := range names {

@@ -17,7 +17,8 @@ import (
 
 // ScreenshotInput is the input of take_screenshot.
 type ScreenshotInput struct {
-	URL      string `json:"url" jsonschema:"The http or https URL of the page to photograph."`
+	URL      string `json:"url,omitempty" jsonschema:"The http or https URL of the page to photograph."`
+	Tab      bool   `json:"tab,omitempty" jsonschema:"Photograph this conversation's open browser tab (browser_open) instead of a URL."`
 	FullPage bool   `json:"full_page,omitempty" jsonschema:"Capture the whole page rather than the first screen; long pages are cut at the configured length."`
 	Width    int    `json:"width,omitempty" jsonschema:"Viewport width in pixels (default 1280)."`
 	Height   int    `json:"height,omitempty" jsonschema:"Viewport height in pixels (default 800)."`
@@ -116,6 +117,10 @@ type Screenshotter struct {
 	mu      sync.Mutex
 	browser ShotBrowser
 	close   func() error
+
+	// tabs, when the browser tools run on this browser too, lets
+	// take_screenshot photograph a conversation's open tab.
+	tabs *Tabs
 }
 
 // NewScreenshotter returns the tool. launch is usually ChromiumLauncher.
@@ -186,6 +191,9 @@ func (s *Screenshotter) forget(b ShotBrowser) {
 
 // Take photographs in.URL for turn.
 func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput) ShotResult {
+	if in.Tab {
+		return s.tabs.Shot(ctx, turn, in)
+	}
 	set := s.settings()
 	caller := guard.Caller{Tool: TakeScreenshotName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger}
 	ctx = guard.WithCaller(ctx, caller)
@@ -306,8 +314,19 @@ func (s *Screenshotter) shoot(b ShotBrowser, caller guard.Caller, d *guard.Decis
 			Message: "The page navigated to a non-web address, which is refused.", Fix: "Ask for an http:// or https:// link instead."}}, nil
 	}
 	title, _ := page.Title()
+	png, height, cut, err := capture(page, w, h, full, set)
+	if err != nil {
+		return ShotResult{}, err
+	}
+	return ShotResult{PNG: png, URL: final, Title: title, Width: w, Height: height, Cut: cut, Refused: cred.Refused()}, nil
+}
+
+// capture photographs a loaded page whose viewport is w×h: the first
+// screen, or the whole page cut at the settings' maximum length.
+func capture(page playwright.Page, w, h int, full bool, set Settings) (png []byte, height int, cut bool, err error) {
+	timeout := float64(set.Guard.Timeout / time.Millisecond)
 	opts := playwright.PageScreenshotOptions{Type: playwright.ScreenshotTypePng, Timeout: &timeout, FullPage: playwright.Bool(full)}
-	height, cut := h, false
+	height = h
 	if full {
 		ph, err := page.Evaluate(`() => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)`)
 		if err == nil {
@@ -318,11 +337,8 @@ func (s *Screenshotter) shoot(b ShotBrowser, caller guard.Caller, d *guard.Decis
 			opts.Clip = &playwright.Rect{X: 0, Y: 0, Width: float64(w), Height: float64(height)}
 		}
 	}
-	png, err := page.Screenshot(opts)
-	if err != nil {
-		return ShotResult{}, err
-	}
-	return ShotResult{PNG: png, URL: final, Title: title, Width: w, Height: height, Cut: cut, Refused: cred.Refused()}, nil
+	png, err = page.Screenshot(opts)
+	return png, height, cut, err
 }
 
 // navigationRefusal is the answer for a main-frame load the proxy refused

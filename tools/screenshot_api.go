@@ -27,8 +27,9 @@ func ScreenshotTool(s *Screenshotter) Tool {
 		Name:        TakeScreenshotName,
 		Title:       "Screenshot a web page",
 		Description: takeScreenshotDescription,
-		Schema: object([]string{"url"}, map[string]*jsonschema.Schema{
+		Schema: object(nil, map[string]*jsonschema.Schema{
 			"url":       text("The http or https URL of the page to photograph.", maxURLLength),
+			"tab":       {Type: "boolean", Description: "Photograph this conversation's open browser tab (opened with browser_open) instead of a URL; leave url out."},
 			"full_page": {Type: "boolean", Description: "Capture the whole page rather than the first screen; long pages are cut at the configured length."},
 			"width":     bounded("integer", "Viewport width in pixels (default 1280).", ptr(float64(shotMinSide)), ptr(float64(shotMaxWidth))),
 			"height":    bounded("integer", "Viewport height in pixels (default 800).", ptr(float64(shotMinSide)), ptr(float64(shotMaxHeight))),
@@ -39,6 +40,10 @@ func ScreenshotTool(s *Screenshotter) Tool {
 			var in ScreenshotInput
 			if err := decodeArgs(args, &in); err != nil {
 				return inputRefusal(TakeScreenshotName, err)
+			}
+			if (in.URL == "") == !in.Tab {
+				return inputRefusal(TakeScreenshotName, &InputError{Message: "The input needs either a url, or tab: true for this conversation's open browser tab, and not both.",
+					Fix: `Send {"url": "https://status.example.com/"}, or {"tab": true} after browser_open.`})
 			}
 			res := s.Take(ctx, turn, in)
 			out := Result{Refusal: res.Refusal, Text: res.Caption(), PNG: res.PNG, API: res.JSON(), URL: res.URL}

@@ -102,7 +102,7 @@ func (e *shotEnv) call(t *testing.T, turn Turn, args string) Result {
 
 // realChromium returns the production launcher, or skips (fails under the
 // test command) where the browser is not installed: see browsertest.
-func realChromium(t *testing.T) Launcher {
+func realChromium(t testing.TB) Launcher {
 	t.Helper()
 	browsertest.Require(t)
 	refuse, err := StartRefusingProxy()

@@ -40,7 +40,9 @@ func runMCP(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer stopShots()
-	reg := tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings, Shots: shots, Integrations: a.Integrations()})
+	tabs := tools.NewTabs(shots, a.Settings) // the browser_* tools, offered while the browser setting is on
+	defer tabs.Close()
+	reg := tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings, Shots: shots, Integrations: a.Integrations(), Browser: tabs})
 	server := reg.MCPServer(buildVersion(), agent)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
 	if errors.Is(err, context.Canceled) {

@@ -84,9 +84,11 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 		return err
 	}
 	defer stopShots()
+	tabs := tools.NewTabs(shots, a.Settings) // the browser_* tools, offered while the browser setting is on
+	defer tabs.Close()
 	// One registry serves MCP and the API, so both share the page cache,
 	// the turn budget and one turn counter per MCP session.
-	reg := tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings, Shots: shots, Integrations: a.Integrations()})
+	reg := tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings, Shots: shots, Integrations: a.Integrations(), Browser: tabs})
 	var setup *web.SetupToken
 	if n, err := a.CountUsers(ctx); err != nil {
 		return err
