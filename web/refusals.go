@@ -218,6 +218,7 @@ func (s *Server) detailView(c echo.Context, r models.Refusal, back string) views
 	if userOf(c).admin() && v.Remedy.Kind == guard.RemedyAddEntry {
 		vm.AllowHref = "/integrations/allow?refusal=" + strconv.FormatInt(v.ID, 10)
 	}
+	vm.PreviewHref = previewLinkFor(&v.Refusal)
 	return vm
 }
 

@@ -18,4 +18,5 @@ const (
 	ActionIntegrationUpdate = "integration.update"
 	ActionIntegrationDelete = "integration.delete"
 	ActionRefusalReview     = "refusal.review"
+	ActionPreview           = "preview.read"
 )
