@@ -832,7 +832,7 @@ func allowForm(csrf string, f AllowForm, prefilled bool) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "<form method=\"post\" action=\"/integrations/allowlist\" class=\"stack allow-form\" data-testid=\"allow-form\" novalidate><h3>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "<form method=\"post\" action=\"/integrations/allowlist\" class=\"stack allow-form\" id=\"allow-form\" data-testid=\"allow-form\" novalidate><h3>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
