@@ -138,3 +138,31 @@ func TestTestURLResultStaysInView(t *testing.T) {
 	}
 	see(t, ada, `[data-testid="test-suggest"]`, "https://status.example.com/")
 }
+
+// An integration saved on a host the allowlist does not name warns, the
+// list flags it, and the flag's fix opens the add form filled in.
+func TestIntegrationOnARefusedHostIsFlagged(t *testing.T) {
+	c, ada := adminConsole(t)
+	svc := serveCounting(t, orderService())
+	mustGoto(t, ada, c.url+"/integrations")
+	addEntries(t, ada, "status.example.com", "")
+	see(t, ada, `[data-testid="flash"]`, "Added 1 entry")
+	createOrderIntegration(t, ada, svc.URL)
+	see(t, ada, `[data-testid="flash"]`, "cannot call it yet")
+	click(t, ada, `a[href="/integrations/http"]`)
+	see(t, ada, `[data-testid="integration-host-refused"]`, "Host refused")
+	click(t, ada, `[data-testid="integration-host-fix"]`)
+	if err := expect.Locator(ada.Locator(`textarea[name="entries"]`)).ToHaveValue(hostPort(svc.URL)); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(ada.Locator(`[data-testid="allow-form"]`)).ToBeInViewport(); err != nil {
+		t.Fatal(err)
+	}
+	click(t, ada, `[data-testid="allow-form"] button[type="submit"]`)
+	see(t, ada, `[data-testid="flash"]`, "Added 1 entry")
+	mustGoto(t, ada, c.url+"/integrations/http")
+	seeCount(t, ada, `[data-testid="integration-host-refused"]`, 0)
+	if svc.Hits() != 0 {
+		t.Fatalf("saving and listing called the service %d times", svc.Hits())
+	}
+}

@@ -116,6 +116,27 @@ func TestPreviewNeverTouchesTheSiteFromThePersonsBrowser(t *testing.T) {
 	if site.Hits() != before {
 		t.Fatal("a refused preview read the site")
 	}
+
+	// A public host refused by the allowlist offers Preview safely, which
+	// fills the form; an internal address does not.
+	bot := c.createToken("helpdesk-bot")
+	var out fetchAnswer
+	c.callTool(bot, "fetch_url", map[string]string{"url": "https://pastebin.com/raw/8sK2xQ"}, &out)
+	c.callTool(bot, "fetch_url", map[string]string{"url": "http://10.0.0.12/admin"}, &out)
+	gotoUntilCount(t, sam, c.url+"/refusals?agent=helpdesk-bot", `[data-testid="refusal-row"]`, 2)
+	if err := sam.Locator(`[data-testid="refusal-row"]`, playwright.PageLocatorOptions{HasText: "10.0.0.12"}).Locator("td.refusal-time a").Click(); err != nil {
+		t.Fatal(err)
+	}
+	see(t, sam, `[data-testid="detail-reason"]`, "internal_address")
+	seeCount(t, sam, `[data-testid="preview-safely"]`, 0)
+	sam.GoBack()
+	if err := sam.Locator(`[data-testid="refusal-row"]`, playwright.PageLocatorOptions{HasText: "pastebin.com"}).Locator("td.refusal-time a").Click(); err != nil {
+		t.Fatal(err)
+	}
+	click(t, sam, `[data-testid="preview-safely"]`)
+	if err := expect.Locator(sam.Locator(`#preview-url`)).ToHaveValue("https://pastebin.com/raw/8sK2xQ"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestOverviewNumbersMatchTheLog(t *testing.T) {
