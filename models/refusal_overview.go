@@ -16,8 +16,9 @@ import (
 // (COUNT, SUM(CASE …), GROUP BY on plain columns; no date functions, so
 // the buckets are time ranges bound as parameters) over one covering index
 // on (time, kind, reason): a bucket's counts are read from the index
-// alone, never from the rows. At a million refusals the page's queries
-// take tens of milliseconds (BenchmarkRefusalOverview). An incremental
+// alone, never from the rows. At a million refusals (11,000 a day) the
+// page costs about 100 ms of CPU, 35 ms on a reload that finds the closed
+// buckets in an OverviewCache (BenchmarkRefusalOverview). An incremental
 // counters table can replace the bucket queries later without changing
 // RefusalOverview's answer.
 

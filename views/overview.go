@@ -98,11 +98,9 @@ func (c Chart) height(n int64) float64 {
 // segment is one class's rectangle in bar i: from the bottom, network
 // failures, then policy, then attack-like on top.
 type segment struct {
-	Class     string
-	X, Y, W   string
-	H         string
-	Visible   bool
-	Attribute string
+	Class      string
+	X, Y, W, H string
+	Visible    bool
 }
 
 func (c Chart) segments(i int) []segment {
