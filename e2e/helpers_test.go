@@ -70,8 +70,8 @@ func (c *console) addSupportUser(name string) playwright.Page {
 	c.cli(adminPassword+"\n", "user", "add", "--role", "support", name)
 	page := newPage(c.t, c.url)
 	c.signIn(page, name, adminPassword)
-	if err := expect.Page(page).ToHaveURL(regexp.MustCompile(`/integrations$`)); err != nil {
-		c.t.Fatalf("support user %s did not land on Integrations after sign-in: %v", name, err)
+	if err := expect.Page(page).ToHaveURL(regexp.MustCompile(`/overview$`)); err != nil {
+		c.t.Fatalf("support user %s did not land on the Overview after sign-in: %v", name, err)
 	}
 	return page
 }

@@ -206,6 +206,9 @@ func (s *Store) prepareWriter() error {
 	if err := migrateLegacyRefusals(db); err != nil {
 		return fmt.Errorf("models: open %q: %w", s.path, err)
 	}
+	if err := createOverviewIndex(db); err != nil {
+		return fmt.Errorf("models: open %q: %w", s.path, err)
+	}
 	if err := migrateAllowlistScopes(db); err != nil {
 		return fmt.Errorf("models: open %q: %w", s.path, err)
 	}

@@ -27,8 +27,10 @@ type railItem struct {
 }
 
 var rail = []railItem{
+	{"overview", "Overview", "/overview", false},
 	{"integrations", "Integrations", "/integrations", false},
 	{"refusals", "Refusal log", "/refusals", false},
+	{"preview", "Safe preview", "/preview", false},
 	{"agents", "Agents", "/agents", true},
 	{"users", "Users", "/users", true},
 	{"settings", "Settings", "/settings", true},

@@ -11,6 +11,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -94,6 +95,11 @@ func (s *Server) integrationsPage(c echo.Context) error {
 	p, err := s.egressPage(c, st)
 	if err != nil {
 		return err
+	}
+	// A link from elsewhere (an integration whose host is refused) may
+	// fill the add form; the admin still reads and submits it.
+	if p.Form != nil {
+		p.Form.Entries, p.Form.Note = strings.TrimSpace(c.QueryParam("entry")), strings.TrimSpace(c.QueryParam("note"))
 	}
 	return s.renderEgress(c, http.StatusOK, p)
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +60,29 @@ func (s *Server) testURL(c echo.Context) error {
 	}
 	d := s.decide(guard.WithCaller(c.Request().Context(), caller), raw)
 	p.Test.Result = decisionView(d, reach.PublicWeb)
+	if full := bareHostURL(raw); full != "" && d.Reason == guard.ReasonScheme {
+		p.Test.Suggest = full
+		p.Test.SuggestHref = "/integrations/test?" + url.Values{"url": {full}}.Encode() + "#url-test"
+		p.Test.Result.Fix = "Test " + full + " instead: the guard reads a URL without its scheme as something else."
+	}
 	return s.renderEgress(c, http.StatusOK, p)
+}
+
+// bareHostURL is the https URL a host typed without its scheme stands
+// for (status.example.com → https://status.example.com/), or "" when raw
+// is not a bare host, with or without a port and path.
+func bareHostURL(raw string) string {
+	if strings.Contains(raw, "://") || strings.ContainsAny(raw, " \t@") {
+		return ""
+	}
+	u, err := url.Parse("https://" + raw)
+	if err != nil || u.Hostname() == "" || (!strings.Contains(u.Hostname(), ".") && u.Port() == "") {
+		return ""
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	return u.String()
 }
 
 // decide asks the running guard, bounded by decideTimeout.
@@ -87,6 +110,11 @@ func decisionView(d guard.Decision, publicWeb bool) *views.URLDecision {
 		// would send the admin to the list instead of to the URL.
 	case !d.Entry.IsZero() && d.Allowed:
 		v.Entry = d.Entry.String()
+	case !d.Entry.IsZero() && d.Kind == guard.KindNetwork:
+		// The entry admitted the host; the name did not resolve or the
+		// lookup timed out. Saying the entry "does not admit" it would
+		// send the admin to fix a list that is right.
+		v.Entry = d.Entry.String() + " (it admits this host; the network failed, not the list)"
 	case !d.Entry.IsZero():
 		v.Entry = d.Entry.String() + " (considered, but it does not admit this URL)"
 	case publicWeb && d.Allowed:

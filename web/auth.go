@@ -106,6 +106,9 @@ func (s *Server) login(c echo.Context) error {
 	if err := s.startSession(c, u.ID); err != nil {
 		return err
 	}
+	if next == "" {
+		return redirect(c, homeFor(u.Role))
+	}
 	return redirect(c, safeNext(next))
 }
 

@@ -29,6 +29,10 @@ func (s *Server) integrationList(c echo.Context) error {
 		for _, h := range r.Headers {
 			row.Headers = append(row.Headers, app.DescribeHeader(h))
 		}
+		if ref := s.integrationHostRefusal(c.Request().Context(), r.Name, r.URLTemplate); ref != nil {
+			w := hostWarning(ref, r.Name, l.Admin)
+			row.HostRefused = &w
+		}
 		l.Rows = append(l.Rows, row)
 	}
 	return render(c, http.StatusOK, views.IntegrationsPage(s.shell(c, "HTTP integrations", "integrations"), l))
@@ -54,7 +58,11 @@ func (s *Server) integrationCreate(c echo.Context) error {
 	if answered, rerr := s.integrationRefused(c, &in, err); answered {
 		return rerr
 	}
-	return s.integrationSaved(c, saved.Row.Name, "Integration "+saved.Row.Name+" created. Agents can call it now."+s.allowIntegrationHost(c, in.form.AllowHost, saved.Row.Name, saved.Row.URLTemplate), err)
+	msg := s.allowIntegrationHost(c, in.form.AllowHost, saved.Row.Name, saved.Row.URLTemplate)
+	if ref := s.integrationHostRefusal(c.Request().Context(), saved.Row.Name, saved.Row.URLTemplate); ref != nil {
+		return s.integrationSaved(c, saved.Row.Name, savedButRefused(saved.Row.Name, "created", ref)+msg, true, err)
+	}
+	return s.integrationSaved(c, saved.Row.Name, "Integration "+saved.Row.Name+" created. Agents can call it now."+msg, false, err)
 }
 
 func (s *Server) integrationEdit(c echo.Context) error {
@@ -81,11 +89,19 @@ func (s *Server) integrationUpdate(c echo.Context) error {
 	if answered, rerr := s.integrationRefused(c, &in, err); answered {
 		return rerr
 	}
+	allowed := s.allowIntegrationHost(c, in.form.AllowHost, saved.Row.Name, saved.Row.URLTemplate)
 	msg := "Integration " + saved.Row.Name + " saved. Agents see the change now."
+	if ref := s.integrationHostRefusal(c.Request().Context(), saved.Row.Name, saved.Row.URLTemplate); ref != nil {
+		verb := "saved"
+		if saved.Renamed() {
+			verb = "(renamed from " + old.Name + ") saved"
+		}
+		return s.integrationSaved(c, saved.Row.Name, savedButRefused(saved.Row.Name, verb, ref)+allowed, true, err)
+	}
 	if saved.Renamed() {
 		msg = "Integration " + old.Name + " renamed to " + saved.Row.Name + " and saved. Agents must call it " + saved.Row.Name + " now."
 	}
-	return s.integrationSaved(c, saved.Row.Name, msg+s.allowIntegrationHost(c, in.form.AllowHost, saved.Row.Name, saved.Row.URLTemplate), err)
+	return s.integrationSaved(c, saved.Row.Name, msg+allowed, false, err)
 }
 
 func (s *Server) integrationDelete(c echo.Context) error {
@@ -118,13 +134,18 @@ func (s *Server) integrationDelete(c echo.Context) error {
 }
 
 // integrationSaved returns to the edit page with the operation's outcome:
-// saved and in force, or saved but not yet reloaded.
-func (s *Server) integrationSaved(c echo.Context, name, msg string, err error) error {
+// saved and in force, saved but refused by the policy (warn), or saved
+// but not yet reloaded.
+func (s *Server) integrationSaved(c echo.Context, name, msg string, warn bool, err error) error {
 	if err != nil { // a *app.NotReloadedError: the rest was answered before
 		s.flash(c, "error", msg+" But the running tools did not reload it (the cause is in the server log); agents see it at the next check of the database, or restart the console.")
 		return redirect(c, "/integrations/http/"+name)
 	}
-	s.flash(c, "ok", msg)
+	kind := "ok"
+	if warn {
+		kind = "error"
+	}
+	s.flash(c, kind, msg)
 	return redirect(c, "/integrations/http/"+name)
 }
 

@@ -222,6 +222,7 @@ func (s *Server) detailView(c echo.Context, r models.Refusal, back string) views
 		vm.AllowHref = "/integrations/allow?refusal=" + strconv.FormatInt(v.ID, 10)
 	}
 	vm.Access = s.accessForm(c, v)
+	vm.PreviewHref = previewLinkFor(&v.Refusal)
 	return vm
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
 
@@ -67,6 +68,10 @@ type Deps struct {
 	// Tickets reads tickets' timelines. *app.App implements it.
 	Tickets TicketTimelines
 
+	// Preview reads a link for a person through the tool registry (the
+	// safe preview); without it the page says none runs here.
+	Preview Previewer
+
 	// Listen is the address the console's listener is bound to, and
 	// AllowedHosts the further names (or host:port) it answers to; any
 	// other Host gets 421 (hostcheck.go says why and which). Without
@@ -90,6 +95,8 @@ type Server struct {
 	d        Deps
 	throttle *loginThrottle
 	hosts    *hostCheck
+	// overview keeps the Overview's closed hours and days between loads.
+	overview *models.OverviewCache
 }
 
 // New builds the console: its middleware and, in this one function, every
@@ -106,7 +113,8 @@ func New(d Deps) *Server {
 	// Client addresses from headers would let anyone dodge the sign-in
 	// throttle by inventing one, so only a trusted proxy's count.
 	e.IPExtractor = clientIP(d.TrustedProxies)
-	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now), hosts: newHostCheck(d.Listen, d.AllowedHosts, d.PublicURL)}
+	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now), hosts: newHostCheck(d.Listen, d.AllowedHosts, d.PublicURL),
+		overview: models.NewOverviewCache(overviewCacheTTL)}
 	e.HTTPErrorHandler = s.handleError
 
 	e.Use(middleware.Recover())
@@ -140,7 +148,7 @@ func New(d Deps) *Server {
 	// change, and a session on every route except sign-in and setup.
 	// Its CSRF check (csrf.go) needs the session, so it runs second.
 	ui := e.Group("", s.loadSession, s.checkCSRF)
-	ui.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/integrations") })
+	ui.GET("/", s.home)
 	ui.GET("/login", s.loginPage)
 	ui.POST("/login", s.login)
 	ui.GET("/setup", s.setupPage)
@@ -179,6 +187,9 @@ func New(d Deps) *Server {
 	signed.GET("/tickets", s.ticketLookup)
 	signed.GET("/tickets/:id", s.ticketTimeline)
 	signed.POST("/refusals/:id/review", s.reviewRefusal)
+	signed.GET("/overview", s.overviewPage)
+	signed.GET("/preview", s.previewPage)
+	signed.POST("/preview", s.preview)
 
 	admin.GET("/agents", s.agentsPage)
 	admin.POST("/agents", s.createToken)

@@ -24,6 +24,7 @@ type Store interface {
 	RefusalValues(ctx context.Context) (models.RefusalFacets, error)
 	CountRefusalsSince(ctx context.Context, since time.Time) (int64, error)
 	TopRefusedHosts(ctx context.Context, since time.Time, n int) ([]models.HostCount, error)
+	RefusalOverview(ctx context.Context, q models.OverviewQuery) (models.RefusalOverview, error)
 
 	// The audit trail.
 	ListAudit(ctx context.Context, beforeID int64, limit int) ([]models.Audit, int64, error)

@@ -109,6 +109,7 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 		Identity: a,
 		Refusals: a,
 		Tickets:  a,
+		Preview:  a.Previews(reg),
 		// The console answers only the address it is bound to, loopback
 		// names on its port and the name --addr gave (web/hostcheck.go).
 		// and the public URL's name.

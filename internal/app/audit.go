@@ -22,4 +22,5 @@ const (
 	ActionAccessRequest     = "access.request"
 	ActionAccessApprove     = "access.approve"
 	ActionAccessDecline     = "access.decline"
+	ActionPreview           = "preview.read"
 )
