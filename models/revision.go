@@ -89,6 +89,9 @@ func (s *Store) mutateConfig(ctx context.Context, section Section, expectVersion
 		if err := tx.Exec("UPDATE revision SET value = value + 1 WHERE id = 1").Error; err != nil {
 			return fmt.Errorf("models: bumping revision: %w", err)
 		}
+		if err := s.notifyChange(tx); err != nil {
+			return err
+		}
 		if err := fn(tx); err != nil {
 			return err
 		}
@@ -125,8 +128,11 @@ func bumpVersion(tx *gorm.DB, section Section, expect int64) (int64, error) {
 // negative) and calls onChange with the new value whenever it differs from
 // the last one seen. Polling, rather than an in-process notification, is what
 // lets a second process on the same file (the CLI, a second console) notice
-// changes. onChange runs on Watch's goroutine, so a slow callback delays the
-// next poll instead of piling up calls.
+// changes. On PostgreSQL it also LISTENs (see listen), so a change made by
+// any replica is read as soon as it commits; the polling stays on as the
+// fallback while that connection is lost. onChange runs on Watch's
+// goroutine, so a slow callback delays the next poll instead of piling up
+// calls.
 //
 // Watch blocks until ctx ends, then returns nil. It returns an error only if
 // the first read fails or the store is closed; a failed poll in between is
@@ -145,11 +151,19 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var wake chan struct{}
+	if s.engine == enginePostgres {
+		wake = make(chan struct{}, 1)
+		lctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go s.listen(lctx, wake)
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		case <-wake:
 		}
 		if s.closed.Load() {
 			return fmt.Errorf("models: Watch on %q stopped: the store was closed", s.path)
