@@ -69,7 +69,7 @@ func contextWithCancel(t testing.TB) (context.Context, context.CancelFunc) {
 // migrations): the next Open upgrades it as it would upgrade that file.
 func forgetMigrations(t testing.TB, s *Store) {
 	t.Helper()
-	for _, stmt := range []string{"DROP TABLE schema_migrations", "DROP TABLE setup_links"} {
+	for _, stmt := range []string{"DROP TABLE schema_migrations", "DROP TABLE setup_links", "DROP TABLE signin_failures"} {
 		if err := s.w.Exec(stmt).Error; err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}

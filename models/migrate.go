@@ -43,6 +43,7 @@ type migration struct {
 var migrations = []migration{
 	{1, "the schema of the first release: allowlist, settings, refusal log, tokens, users, sessions, audit, integrations", baseline},
 	{2, "one-time setup links shared by every replica", autoMigrate(&setupLink{})},
+	{3, "sign-in failures counted across replicas", autoMigrate(&signInFailure{})},
 }
 
 // LatestSchemaVersion is the newest schema this binary knows.

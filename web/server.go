@@ -80,6 +80,10 @@ type Deps struct {
 	// address, for the sign-in throttle) and X-Forwarded-Proto count;
 	// from anyone else, and by default from everyone, they are ignored.
 	TrustedProxies []netip.Prefix
+
+	// SignIns, when set, keeps the sign-in throttle's failures in the
+	// database, shared by every replica; nil keeps them in this process.
+	SignIns SignInFailures
 }
 
 // Server is the console.
@@ -104,7 +108,7 @@ func New(d Deps) *Server {
 	// Client addresses from headers would let anyone dodge the sign-in
 	// throttle by inventing one, so only a trusted proxy's count.
 	e.IPExtractor = clientIP(d.TrustedProxies)
-	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now), hosts: newHostCheck(d.Listen, d.AllowedHosts, d.PublicURL)}
+	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now, d.SignIns), hosts: newHostCheck(d.Listen, d.AllowedHosts, d.PublicURL)}
 	e.HTTPErrorHandler = s.handleError
 
 	e.Use(middleware.Recover())
