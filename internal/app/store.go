@@ -35,6 +35,9 @@ const (
 type MissingDatabaseError struct{ Path string }
 
 func (e *MissingDatabaseError) Error() string {
+	if models.IsPostgres(e.Path) {
+		return "the PostgreSQL database " + e.Where() + " holds no Outbound schema yet"
+	}
 	return "there is no database at " + e.Where()
 }
 
