@@ -44,6 +44,7 @@ var migrations = []migration{
 	{1, "the schema of the first release: allowlist, settings, refusal log, tokens, users, sessions, audit, integrations", baseline},
 	{2, "one-time setup links shared by every replica", autoMigrate(&setupLink{})},
 	{3, "sign-in failures counted across replicas", autoMigrate(&signInFailure{})},
+	{4, "the time of the last configuration change, for the reload lag", autoMigrate(&revisionRow{})},
 }
 
 // LatestSchemaVersion is the newest schema this binary knows.

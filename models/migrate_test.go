@@ -2,6 +2,7 @@ package models
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -31,28 +32,23 @@ func appliedVersions(t *testing.T, s *Store) []int {
 	return v
 }
 
-// TestFirstReleaseDatabaseUpgradesInPlace builds a SQLite file exactly as
-// the first release did on every start (AutoMigrate of its models, the
-// seeded counters, no schema_migrations table), with data in it, and opens
-// it: every migration is applied once and nothing stored is lost.
+// TestFirstReleaseDatabaseUpgradesInPlace opens a SQLite file the first
+// release made (testdata/wave1.sql is the .dump of a database made by
+// that release's `console init`, `allow add`, `settings set`, `token
+// create` and `user add`, plus one refusal): every migration is applied
+// once, nothing stored is lost, and a second open changes nothing.
 func TestFirstReleaseDatabaseUpgradesInPlace(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "wave1.db")
-	old, err := gorm.Open(sqlite.Open(path+"?"+writerParams), gormConfig(engineSQLite))
+	dump, err := os.ReadFile("testdata/wave1.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := old.AutoMigrate(baselineModels...); err != nil {
+	path := filepath.Join(t.TempDir(), "wave1.db")
+	old, err := gorm.Open(sqlite.Open(path), gormConfig(engineSQLite))
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{
-		"INSERT OR IGNORE INTO revision (id, value) VALUES (1, 7)",
-		"INSERT OR IGNORE INTO section_versions (section, value) VALUES ('allowlist', 4), ('settings', 3), ('integrations', 0)",
-		"INSERT INTO allowlist_entries (entry, note, added_by, created_at) VALUES ('docs.example.com', 'docs', 'ada', '2025-03-01 12:00:00+00:00')",
-		"INSERT INTO refusals (time, tool, host, kind, code, reason) VALUES ('2025-03-01 12:00:00+00:00', 'fetch_url', 'Intranet.Corp', 'policy', 'forbidden', 'not_allowlisted')",
-	} {
-		if err := old.Exec(stmt).Error; err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
+	if err := old.Exec(string(dump)).Error; err != nil {
+		t.Fatalf("loading the first release's database: %v", err)
 	}
 	if err := closeGorm(old); err != nil {
 		t.Fatal(err)
@@ -67,21 +63,30 @@ func TestFirstReleaseDatabaseUpgradesInPlace(t *testing.T) {
 		if got := appliedVersions(t, s); len(got) != LatestSchemaVersion() || got[len(got)-1] != LatestSchemaVersion() {
 			t.Fatalf("open %d: applied %v, want 1…%d once each", round, got, LatestSchemaVersion())
 		}
-		if rev := mustRevision(t, s); rev != 7 {
-			t.Errorf("open %d: revision %d, want the stored 7", round, rev)
+		if rev := mustRevision(t, s); rev != 2 {
+			t.Errorf("open %d: revision %d, want the stored 2", round, rev)
 		}
-		if v, err := s.Version(ctx, SectionAllowlist); err != nil || v != 4 {
-			t.Errorf("open %d: allowlist version %d, %v; want the stored 4", round, v, err)
+		if v, err := s.Version(ctx, SectionSettings); err != nil || v != 1 {
+			t.Errorf("open %d: settings version %d, %v; want the stored 1", round, v, err)
 		}
 		rows, err := s.ListAllowlist(ctx)
-		if err != nil || len(rows) != 1 || rows[0].Entry != "docs.example.com" {
+		if err != nil || len(rows) != 1 || rows[0].Entry != "docs.example.com" || rows[0].Note != "the docs" {
 			t.Errorf("open %d: allowlist %+v, %v", round, rows, err)
 		}
-		// The refused-host list was filled from the old rows, and search
-		// ignores case.
-		got, _, err := s.ListRefusals(ctx, RefusalQuery{Host: "intranet"})
-		if err != nil || len(got) != 1 {
-			t.Errorf("open %d: host search found %d rows, %v; want the old row", round, len(got), err)
+		settings, err := s.Settings(ctx)
+		if err != nil || settings["timeout"] != "20s" {
+			t.Errorf("open %d: settings %v, %v; want timeout 20s", round, settings, err)
+		}
+		if u, err := s.UserByName(ctx, "ada"); err != nil || u.Role != RoleAdmin {
+			t.Errorf("open %d: user ada %+v, %v", round, u, err)
+		}
+		if toks, err := s.ListTokens(ctx); err != nil || len(toks) != 1 || toks[0].Name != "triage" {
+			t.Errorf("open %d: tokens %+v, %v", round, toks, err)
+		}
+		// Host search ignores case, on the old rows too.
+		got, _, err := s.ListRefusals(ctx, RefusalQuery{Host: "INTRANET"})
+		if err != nil || len(got) != 1 || got[0].RemedyValue != "intranet.corp:8080" {
+			t.Errorf("open %d: host search found %+v, %v; want the old row", round, got, err)
 		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)

@@ -56,6 +56,10 @@ const DefaultWatchInterval = 300 * time.Millisecond
 type revisionRow struct {
 	ID    int64 `gorm:"primaryKey;autoIncrement:false"`
 	Value int64 `gorm:"not null;default:0"`
+	// ChangedAt is when the last change committed (the writer's clock),
+	// so each replica can measure how long the change took to reach it.
+	// Null until the first change after migration 4.
+	ChangedAt *time.Time
 }
 
 func (revisionRow) TableName() string { return "revision" }
@@ -69,6 +73,19 @@ func (s *Store) Revision(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("models: reading revision from %q: %w", s.path, err)
 	}
 	return v, nil
+}
+
+// RevisionChanged returns the revision and when the change that made it
+// committed (zero if no change since migration 4 recorded one).
+func (s *Store) RevisionChanged(ctx context.Context) (int64, time.Time, error) {
+	var row revisionRow
+	if err := s.r.WithContext(ctx).Where("id = 1").Take(&row).Error; err != nil {
+		return 0, time.Time{}, fmt.Errorf("models: reading revision from %q: %w", s.path, err)
+	}
+	if row.ChangedAt == nil {
+		return row.Value, time.Time{}, nil
+	}
+	return row.Value, *row.ChangedAt, nil
 }
 
 // mutateConfig runs fn in one write transaction together with the bump of
@@ -86,7 +103,7 @@ func (s *Store) mutateConfig(ctx context.Context, section Section, expectVersion
 		if v, err = bumpVersion(tx, section, expectVersion); err != nil {
 			return err
 		}
-		if err := tx.Exec("UPDATE revision SET value = value + 1 WHERE id = 1").Error; err != nil {
+		if err := tx.Exec("UPDATE revision SET value = value + 1, changed_at = ? WHERE id = 1", time.Now().UTC()).Error; err != nil {
 			return fmt.Errorf("models: bumping revision: %w", err)
 		}
 		if err := s.notifyChange(tx); err != nil {

@@ -84,6 +84,9 @@ type Deps struct {
 	// SignIns, when set, keeps the sign-in throttle's failures in the
 	// database, shared by every replica; nil keeps them in this process.
 	SignIns SignInFailures
+	// Reloads, when set, is this replica's reload state, which /healthz
+	// reports (*app.App).
+	Reloads ReloadReporter
 }
 
 // Server is the console.
@@ -197,7 +200,11 @@ func (s *Server) healthz(c echo.Context) error {
 	if err != nil {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the database cannot be read"})
 	}
-	return c.JSON(http.StatusOK, map[string]any{"status": "ok", "revision": rev})
+	body := map[string]any{"status": "ok", "revision": rev}
+	if s.d.Reloads != nil {
+		body["store"], body["reload"] = reloadHealth(s.d.Reloads.ReloadStatus(), rev)
+	}
+	return c.JSON(http.StatusOK, body)
 }
 
 func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {

@@ -67,7 +67,7 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveConfig) error {
 	log := jsonLog(e.stderr)
 	metrics := web.NewMetrics()
-	a, err := openApp(ctx, db, app.Options{Log: log, Metrics: metrics})
+	a, err := openApp(ctx, db, app.Options{Log: log, Metrics: metrics, ReloadLag: metrics.ReloadLagObserver()})
 	if err != nil {
 		l.Close()
 		return err
@@ -75,6 +75,7 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 	defer a.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	metrics.TrackReloads(a.ReloadStatus)
 	go a.Watch(ctx)
 	go a.PurgeLoop(ctx)
 
@@ -103,6 +104,7 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 		Metrics:  metrics.Handler(),
 		Setup:    setup,
 		SignIns:  a.Store(),
+		Reloads:  a,
 		Log:      log,
 		Config:   a,
 		Identity: a,
