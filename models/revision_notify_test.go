@@ -23,6 +23,23 @@ func watchChanges(t *testing.T, s *Store, interval time.Duration) <-chan int64 {
 	return changes
 }
 
+// twoReplicas opens two stores on one new PostgreSQL schema, as two
+// replicas would, closed when the test ends.
+func twoReplicas(t *testing.T) (dsn string, watcher, other *Store) {
+	t.Helper()
+	dsn = pgtest.Schema(t)
+	stores := make([]*Store, 2)
+	for i := range stores {
+		s, err := Open(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		stores[i] = s
+	}
+	return dsn, stores[0], stores[1]
+}
+
 // waitListening waits until s's Watch holds its LISTEN connection.
 func waitListening(t *testing.T, s *Store, want bool) {
 	t.Helper()
@@ -41,17 +58,7 @@ func waitListening(t *testing.T, s *Store, want bool) {
 // listening connection is killed from the server side: polling carries
 // the next change, and the listener comes back by itself.
 func TestReplicaSeesChangeWithin100ms(t *testing.T) {
-	dsn := pgtest.Schema(t)
-	watcher, err := Open(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer watcher.Close()
-	other, err := Open(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	dsn, watcher, other := twoReplicas(t)
 	ctx := testCtx(t)
 
 	changes := watchChanges(t, watcher, time.Hour)
@@ -99,17 +106,7 @@ func TestReplicaSeesChangeWithin100ms(t *testing.T) {
 // notification still reaches a PostgreSQL replica, by polling, within the
 // poll interval.
 func TestPollingCarriesChangesWithoutNotifications(t *testing.T) {
-	dsn := pgtest.Schema(t)
-	watcher, err := Open(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer watcher.Close()
-	other, err := Open(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	_, watcher, other := twoReplicas(t)
 	// A change whose transaction sends no notification, as from a replica
 	// of an older release or one whose NOTIFY was lost.
 	changes := watchChanges(t, watcher, 100*time.Millisecond)
