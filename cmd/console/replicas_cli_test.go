@@ -245,16 +245,17 @@ func TestReplicasOnOnePostgres(t *testing.T) {
 	slices.Sort(lags)
 	t.Logf("proxy enforced a console's change after (sorted, %d rounds): %v", len(lags), lags)
 	// The bound is 100 ms. The suite runs under -race beside every other
-	// package on a shared 2-core machine, where a process may wait that
-	// long for a CPU (one round in 30 measured 140 ms there, the rest at
-	// most 61 ms), so the median must meet the bound and no round may
-	// take more than five times it; either failing means notifications
-	// are not arriving and changes travel by the 250 ms poll.
+	// package on a shared 2-core machine, where a process may wait longer
+	// than that for a CPU (at a load average of 29, one round in ten took
+	// 670 ms; the others at most 82 ms), so the median must meet the
+	// bound: were notifications not arriving, changes would travel by the
+	// 250 ms poll and the median would be about 125 ms. No round may take
+	// more than the one second SQLite's polling promises.
 	if median := lags[len(lags)/2]; median > 100*time.Millisecond {
 		t.Errorf("the proxy enforced changes after a median %v, want at most 100ms (all: %v)", median, lags)
 	}
-	if worst := lags[len(lags)-1]; worst > 500*time.Millisecond {
-		t.Errorf("the proxy enforced a change after %v, want at most 500ms even on a busy machine (all: %v)", worst, lags)
+	if worst := lags[len(lags)-1]; worst > time.Second {
+		t.Errorf("the proxy enforced a change after %v, want at most 1s even on a busy machine (all: %v)", worst, lags)
 	}
 
 	// Each console reports itself on PostgreSQL, listening, and at the
