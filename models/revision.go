@@ -166,6 +166,20 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 	if err != nil {
 		return err
 	}
+	return s.WatchFrom(ctx, interval, last, onChange)
+}
+
+// WatchFrom is Watch starting from a revision the caller already holds
+// (the one its configuration was loaded at) rather than from the one read
+// when watching starts: a change committed in between is then reported
+// at the first poll instead of never.
+func (s *Store) WatchFrom(ctx context.Context, interval time.Duration, last int64, onChange func(rev int64)) error {
+	if onChange == nil {
+		return fmt.Errorf("models: Watch needs an onChange callback; pass a func(rev int64)")
+	}
+	if interval <= 0 {
+		interval = DefaultWatchInterval
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	var wake chan struct{}

@@ -2,11 +2,18 @@ package web
 
 import (
 	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/internal/pgtest"
 	"github.com/outboundhq/outbound/models"
 )
@@ -97,6 +104,70 @@ func TestSignInThrottleCountsAcrossReplicas(t *testing.T) {
 			if got := guess(h); got != http.StatusTooManyRequests {
 				t.Fatalf("after %d failures spread over two replicas, a replica answered %d, want 429", accountThrottle.free, got)
 			}
+		}
+	})
+}
+
+// TestHealthzReportsTheReplicasReloadState: /healthz says which engine the
+// replica uses, which revision it enforces and how changes reach it; a
+// change made by another process shows up as current once the watch has
+// applied it, with its lag measured.
+func TestHealthzReportsTheReplicasReloadState(t *testing.T) {
+	onEachEngine(t, func(t *testing.T, target string) {
+		h := newHarnessOn(t, target, func(d *Deps) { d.Reloads = nil })
+		other := newHarnessOn(t, target, nil)
+		srv := httptest.NewServer(New(Deps{Store: h.store, Guard: h.guard, Settings: h.app.Settings, Config: h.app, Identity: h.app, Refusals: h.app, Reloads: h.app,
+			Log: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+		defer srv.Close()
+		type health struct {
+			Revision int64
+			Store    struct{ Engine string }
+			Reload   struct {
+				Revision      int64
+				Current       bool
+				LagMS         float64 `json:"last_lag_ms"`
+				Notifications string
+			}
+		}
+		get := func() health {
+			resp, err := http.Get(srv.URL + "/healthz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var got health
+			if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("/healthz: %d %v", resp.StatusCode, err)
+			}
+			return got
+		}
+		engine := "sqlite"
+		if strings.HasPrefix(target, "postgres") {
+			engine = "postgres"
+		}
+		if got := get(); got.Store.Engine != engine || !got.Reload.Current || got.Reload.Notifications != "off" {
+			t.Fatalf("before the watch: %+v; want %s, current, notifications off", got, engine)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go h.app.Watch(ctx)
+		if _, err := other.app.AddEntries(ctx, app.AddEntries{Entries: []string{"docs.example.com"}, Actor: "test", Version: models.AnyRevision}); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(2 * time.Second)
+		var got health
+		for got = get(); !(got.Reload.Current && got.Revision == 1); got = get() {
+			if time.Now().After(deadline) {
+				t.Fatalf("the change never became current on the watching replica: %+v", got)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		want := "polling"
+		if engine == "postgres" {
+			want = "listening"
+		}
+		if got.Reload.Notifications != want || got.Reload.LagMS <= 0 {
+			t.Fatalf("after a change: %+v; want notifications %s and a measured lag", got, want)
 		}
 	})
 }

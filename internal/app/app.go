@@ -189,7 +189,9 @@ func loadPolicy(ctx context.Context, store *models.Store) (*guard.Policy, tools.
 func (a *App) Watch(ctx context.Context) {
 	a.setWatching(true)
 	defer a.setWatching(false)
-	err := a.store.Watch(ctx, 250*time.Millisecond, func(rev int64) {
+	// From the revision in force, not the one read when watching starts:
+	// a change committed since Open's reload is then applied too.
+	err := a.store.WatchFrom(ctx, 250*time.Millisecond, a.revision.Load(), func(rev int64) {
 		if rev == a.revision.Load() {
 			return
 		}
