@@ -1,7 +1,14 @@
 // Package models is Outbound's storage layer: the allowlist, the console
 // settings, the log of refused requests, the agents' API tokens, and the
-// console's users, sessions and audit trail, kept in one SQLite file through
-// GORM.
+// console's users, sessions and audit trail, kept through GORM in one
+// SQLite file or, for several replicas, one PostgreSQL database.
+//
+// Both engines run the same statements (see store_postgres.go for the few
+// that differ) and the same numbered migrations (migrate.go). What follows
+// describes SQLite; on PostgreSQL, readers and writers share one pool,
+// every write transaction takes an advisory lock first (the port of BEGIN
+// IMMEDIATE), and Watch LISTENs for the notification each change sends
+// instead of only polling.
 //
 // It exists so that everything persistent has one owner with one
 // concurrency story. The guard, the tools and the web console never open the

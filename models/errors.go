@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/mattn/go-sqlite3"
 )
 
@@ -61,13 +62,15 @@ func (e *NotFoundError) Error() string {
 // Is makes errors.Is(err, ErrNotFound) true.
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
-// isUniqueViolation reports whether err is SQLite's UNIQUE (or primary key)
-// constraint failure. SQLite's own message names only the column, not the
-// value, which is why callers wrap it in a DuplicateError themselves.
+// isUniqueViolation reports whether err is a UNIQUE (or primary key)
+// constraint failure, of SQLite or of PostgreSQL (SQLSTATE 23505). Neither
+// message names the value in a form fit for an admin, which is why callers
+// wrap it in a DuplicateError themselves.
 func isUniqueViolation(err error) bool {
 	var se sqlite3.Error
-	if !errors.As(err, &se) {
-		return false
+	if errors.As(err, &se) {
+		return se.ExtendedCode == sqlite3.ErrConstraintUnique || se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey
 	}
-	return se.ExtendedCode == sqlite3.ErrConstraintUnique || se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
 }

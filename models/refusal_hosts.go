@@ -27,7 +27,7 @@ func recordHosts(tx *gorm.DB, rows []Refusal) error {
 			hosts = append(hosts, refusalHost{Host: r.Host})
 		}
 	}
-	return tx.Exec("INSERT OR IGNORE INTO refusal_hosts (host) VALUES "+placeholders(len(hosts)), hostArgs(hosts)...).Error
+	return tx.Exec("INSERT INTO refusal_hosts (host) VALUES "+placeholders(len(hosts))+" ON CONFLICT DO NOTHING", hostArgs(hosts)...).Error
 }
 
 func placeholders(n int) string {
@@ -52,11 +52,13 @@ func hostArgs(hosts []refusalHost) []any {
 // backfillRefusalHosts fills the table once for a database that has
 // refusals from before it existed.
 func backfillRefusalHosts(db *gorm.DB) error {
-	var have int64
-	if err := db.Raw("SELECT EXISTS (SELECT 1 FROM refusal_hosts)").Scan(&have).Error; err != nil || have == 1 {
+	var have bool
+	if err := db.Raw("SELECT EXISTS (SELECT 1 FROM refusal_hosts)").Scan(&have).Error; err != nil || have {
 		return err
 	}
-	if err := db.Exec("INSERT OR IGNORE INTO refusal_hosts (host) SELECT DISTINCT host FROM refusals").Error; err != nil {
+	// "WHERE true" is SQLite's way to tell its parser that ON CONFLICT
+	// belongs to the INSERT, not to a join in the SELECT.
+	if err := db.Exec("INSERT INTO refusal_hosts (host) SELECT DISTINCT host FROM refusals WHERE true ON CONFLICT DO NOTHING").Error; err != nil {
 		return fmt.Errorf("filling the refused-host list: %w", err)
 	}
 	return nil
@@ -70,7 +72,7 @@ const maxHostMatches = 500
 // more than maxHostMatches match.
 func hostsMatching(db *gorm.DB, sub string) ([]string, bool, error) {
 	var hosts []string
-	err := db.Table("refusal_hosts").Where(`host LIKE ? ESCAPE '\'`, "%"+escapeLike(sub)+"%").
+	err := db.Table("refusal_hosts").Where(hostContains, containsPattern(sub)).
 		Limit(maxHostMatches+1).Pluck("host", &hosts).Error
 	if err != nil || len(hosts) > maxHostMatches {
 		return nil, false, err

@@ -42,8 +42,8 @@ const legacyRemedySQL = `UPDATE refusals SET
 // migrateLegacyRefusals brings rows from before the kind column to the
 // current form, in one transaction.
 func migrateLegacyRefusals(db *gorm.DB) error {
-	var legacy int64
-	if err := db.Raw("SELECT EXISTS (SELECT 1 FROM refusals WHERE kind = '')").Scan(&legacy).Error; err != nil || legacy == 0 {
+	var legacy bool
+	if err := db.Raw("SELECT EXISTS (SELECT 1 FROM refusals WHERE kind = '')").Scan(&legacy).Error; err != nil || !legacy {
 		return err
 	}
 	err := db.Transaction(func(tx *gorm.DB) error {

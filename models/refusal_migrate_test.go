@@ -47,6 +47,7 @@ func legacyStore(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	forgetMigrations(t, s)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +109,7 @@ func TestOpenAddsTheProxiedColumn(t *testing.T) {
 	if err := s.w.Exec("ALTER TABLE refusals DROP COLUMN proxied").Error; err != nil {
 		t.Fatal(err)
 	}
+	forgetMigrations(t, s)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -131,52 +133,56 @@ func TestOpenAddsTheProxiedColumn(t *testing.T) {
 }
 
 func TestKindFilterSelectsPolicyOrNetwork(t *testing.T) {
-	s := openTestStore(t)
-	ctx := testCtx(t)
-	rows := []Refusal{
-		{Tool: "fetch_url", Host: "a.example", Reason: "not_allowlisted", Kind: "policy"},
-		{Tool: "fetch_url", Host: "b.example", Reason: "dns", Kind: "network"},
-		{Tool: "fetch_url", Host: "c.example", Reason: "port"}, // no kind: the policy's
-	}
-	if err := s.InsertRefusals(ctx, rows); err != nil {
-		t.Fatal(err)
-	}
-	for kind, want := range map[string]string{"policy": "c.example a.example", "network": "b.example", "": "c.example b.example a.example"} {
-		got, _, err := s.ListRefusals(ctx, RefusalQuery{Kind: kind})
-		if err != nil {
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		rows := []Refusal{
+			{Tool: "fetch_url", Host: "a.example", Reason: "not_allowlisted", Kind: "policy"},
+			{Tool: "fetch_url", Host: "b.example", Reason: "dns", Kind: "network"},
+			{Tool: "fetch_url", Host: "c.example", Reason: "port"}, // no kind: the policy's
+		}
+		if err := s.InsertRefusals(ctx, rows); err != nil {
 			t.Fatal(err)
 		}
-		if hostsOf(got) != want {
-			t.Errorf("kind %q: got %q, want %q", kind, hostsOf(got), want)
+		for kind, want := range map[string]string{"policy": "c.example a.example", "network": "b.example", "": "c.example b.example a.example"} {
+			got, _, err := s.ListRefusals(ctx, RefusalQuery{Kind: kind})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hostsOf(got) != want {
+				t.Errorf("kind %q: got %q, want %q", kind, hostsOf(got), want)
+			}
 		}
-	}
+	})
 }
 
 func TestReviewRefusalWritesItsAuditInTheSameTransaction(t *testing.T) {
-	s := openTestStore(t)
-	ctx := testCtx(t)
-	seedSample(t, s)
-	rows, _, err := s.ListRefusals(ctx, RefusalQuery{Limit: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := Audit{Actor: "ana", Action: "refusal.review", Target: "refusal 1", After: "expected"}
-	if err := s.ReviewRefusal(ctx, rows[0].ID, StatusExpected, "probe", "ana", a); err != nil {
-		t.Fatal(err)
-	}
-	// A review of a refusal that does not exist records nothing.
-	if err := s.ReviewRefusal(ctx, 999_999, StatusExpected, "", "ana", a); err == nil {
-		t.Fatal("reviewing a missing refusal succeeded")
-	}
-	log, _, err := s.ListAudit(ctx, 0, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(log) != 1 || log[0].Action != "refusal.review" || log[0].Actor != "ana" {
-		t.Fatalf("audit = %+v, want exactly the one review that happened", log)
-	}
-	got, _ := s.RefusalByID(ctx, rows[0].ID)
-	if got.Status != StatusExpected || got.ReviewedBy != "ana" {
-		t.Fatalf("refusal after review: %+v", got)
-	}
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		seedSample(t, s)
+		rows, _, err := s.ListRefusals(ctx, RefusalQuery{Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := Audit{Actor: "ana", Action: "refusal.review", Target: "refusal 1", After: "expected"}
+		if err := s.ReviewRefusal(ctx, rows[0].ID, StatusExpected, "probe", "ana", a); err != nil {
+			t.Fatal(err)
+		}
+		// A review of a refusal that does not exist records nothing.
+		if err := s.ReviewRefusal(ctx, 999_999, StatusExpected, "", "ana", a); err == nil {
+			t.Fatal("reviewing a missing refusal succeeded")
+		}
+		log, _, err := s.ListAudit(ctx, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(log) != 1 || log[0].Action != "refusal.review" || log[0].Actor != "ana" {
+			t.Fatalf("audit = %+v, want exactly the one review that happened", log)
+		}
+		got, _ := s.RefusalByID(ctx, rows[0].ID)
+		if got.Status != StatusExpected || got.ReviewedBy != "ana" {
+			t.Fatalf("refusal after review: %+v", got)
+		}
+	})
 }

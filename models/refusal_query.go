@@ -90,7 +90,7 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 	case q.Host != "" && q.HostExact:
 		db = db.Where("host = ?", q.Host)
 	case q.Host != "":
-		db = db.Where(`host LIKE ? ESCAPE '\'`, "%"+escapeLike(q.Host)+"%")
+		db = db.Where(hostContains, containsPattern(q.Host))
 	}
 	switch {
 	case q.Unreviewed:
@@ -111,6 +111,27 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 // escape character, so a host filter of "a_b" does not match "axb".
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// hostContains is the case-insensitive substring match on host, written
+// the same for both engines: SQLite's LIKE ignores ASCII case but
+// PostgreSQL's does not, so both sides are lower-cased explicitly (the
+// pattern by containsPattern). LOWER(host) reads only the host column, so
+// SQLite still answers it from the host index alone.
+const hostContains = `LOWER(host) LIKE ? ESCAPE '\'`
+
+// containsPattern is the LIKE pattern for "contains sub", lower-cased.
+func containsPattern(sub string) string {
+	return "%" + escapeLike(strings.ToLower(sub)) + "%"
+}
+
+// indexHint is SQLite's INDEXED BY clause for index, or "" on PostgreSQL,
+// which has no such clause and plans these queries well by itself.
+func indexHint(db *gorm.DB, index string) string {
+	if index == "" || db.Dialector.Name() == "postgres" {
+		return ""
+	}
+	return " INDEXED BY " + index
 }
 
 // ListRefusals returns one page of refusals matching q, newest first, and
@@ -218,11 +239,7 @@ func (q RefusalQuery) selectIDs(db *gorm.DB, n int, index string) ([]int64, erro
 
 // idQuery builds the ID step's statement.
 func (q RefusalQuery) idQuery(db *gorm.DB, n int, index string) (*gorm.DB, error) {
-	table := "refusals"
-	if index != "" {
-		table += " INDEXED BY " + index
-	}
-	db, err := q.filter(db.Table(table))
+	db, err := q.filter(db.Table("refusals" + indexHint(db, index)))
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +306,8 @@ func (s *Store) TopRefusedHosts(ctx context.Context, since time.Time, n int) ([]
 	// index and reading every row's time (seconds at a million rows); the
 	// time index reads only the window's rows.
 	var out []HostCount
-	err := s.r.WithContext(ctx).Table("refusals INDEXED BY idx_refusals_time").
+	db := s.r.WithContext(ctx)
+	err := db.Table("refusals"+indexHint(db, "idx_refusals_time")).
 		Select("host, COUNT(*) AS count").
 		Where("time >= ?", since.UTC()).
 		Group("host").Order("count DESC, host").Limit(n).

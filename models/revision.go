@@ -56,6 +56,10 @@ const DefaultWatchInterval = 300 * time.Millisecond
 type revisionRow struct {
 	ID    int64 `gorm:"primaryKey;autoIncrement:false"`
 	Value int64 `gorm:"not null;default:0"`
+	// ChangedAt is when the last change committed (the writer's clock),
+	// so each replica can measure how long the change took to reach it.
+	// Null until the first change after migration 4.
+	ChangedAt *time.Time
 }
 
 func (revisionRow) TableName() string { return "revision" }
@@ -69,6 +73,19 @@ func (s *Store) Revision(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("models: reading revision from %q: %w", s.path, err)
 	}
 	return v, nil
+}
+
+// RevisionChanged returns the revision and when the change that made it
+// committed (zero if no change since migration 4 recorded one).
+func (s *Store) RevisionChanged(ctx context.Context) (int64, time.Time, error) {
+	var row revisionRow
+	if err := s.r.WithContext(ctx).Where("id = 1").Take(&row).Error; err != nil {
+		return 0, time.Time{}, fmt.Errorf("models: reading revision from %q: %w", s.path, err)
+	}
+	if row.ChangedAt == nil {
+		return row.Value, time.Time{}, nil
+	}
+	return row.Value, *row.ChangedAt, nil
 }
 
 // mutateConfig runs fn in one write transaction together with the bump of
@@ -86,8 +103,11 @@ func (s *Store) mutateConfig(ctx context.Context, section Section, expectVersion
 		if v, err = bumpVersion(tx, section, expectVersion); err != nil {
 			return err
 		}
-		if err := tx.Exec("UPDATE revision SET value = value + 1 WHERE id = 1").Error; err != nil {
+		if err := tx.Exec("UPDATE revision SET value = value + 1, changed_at = ? WHERE id = 1", time.Now().UTC()).Error; err != nil {
 			return fmt.Errorf("models: bumping revision: %w", err)
+		}
+		if err := s.notifyChange(tx); err != nil {
+			return err
 		}
 		if err := fn(tx); err != nil {
 			return err
@@ -125,8 +145,11 @@ func bumpVersion(tx *gorm.DB, section Section, expect int64) (int64, error) {
 // negative) and calls onChange with the new value whenever it differs from
 // the last one seen. Polling, rather than an in-process notification, is what
 // lets a second process on the same file (the CLI, a second console) notice
-// changes. onChange runs on Watch's goroutine, so a slow callback delays the
-// next poll instead of piling up calls.
+// changes. On PostgreSQL it also LISTENs (see listen), so a change made by
+// any replica is read as soon as it commits; the polling stays on as the
+// fallback while that connection is lost. onChange runs on Watch's
+// goroutine, so a slow callback delays the next poll instead of piling up
+// calls.
 //
 // Watch blocks until ctx ends, then returns nil. It returns an error only if
 // the first read fails or the store is closed; a failed poll in between is
@@ -143,13 +166,35 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 	if err != nil {
 		return err
 	}
+	return s.WatchFrom(ctx, interval, last, onChange)
+}
+
+// WatchFrom is Watch starting from a revision the caller already holds
+// (the one its configuration was loaded at) rather than from the one read
+// when watching starts: a change committed in between is then reported
+// at the first poll instead of never.
+func (s *Store) WatchFrom(ctx context.Context, interval time.Duration, last int64, onChange func(rev int64)) error {
+	if onChange == nil {
+		return fmt.Errorf("models: Watch needs an onChange callback; pass a func(rev int64)")
+	}
+	if interval <= 0 {
+		interval = DefaultWatchInterval
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var wake chan struct{}
+	if s.engine == enginePostgres {
+		wake = make(chan struct{}, 1)
+		lctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go s.listen(lctx, wake)
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		case <-wake:
 		}
 		if s.closed.Load() {
 			return fmt.Errorf("models: Watch on %q stopped: the store was closed", s.path)

@@ -22,21 +22,32 @@ import (
 // another process) before SQLite gives up with SQLITE_BUSY.
 const busyTimeout = 5 * time.Second
 
-// Store is the handle on one SQLite database file. It is safe for concurrent
-// use by many goroutines; see the package documentation for how reads and
-// writes are split.
+// Store is the handle on one database: a SQLite file, or a PostgreSQL
+// database that several processes (replicas) share. It is safe for
+// concurrent use by many goroutines; see the package documentation for how
+// reads and writes are split.
 type Store struct {
+	// path is the SQLite file, or the PostgreSQL URL without its password:
+	// what messages name.
 	path string
+	// dsn is the PostgreSQL URL itself (Watch's listener connects with it);
+	// "" for SQLite.
+	dsn    string
+	engine engine
 
-	// w has exactly one connection. SQLite admits one writer at a time, so a
+	// On SQLite, w has exactly one connection. SQLite admits one writer at a time, so a
 	// bigger pool would only turn Go-side queueing into SQLITE_BUSY retries.
 	// Every transaction on it starts with BEGIN IMMEDIATE (_txlock), so a
 	// transaction that reads and then writes never has to upgrade its lock
 	// and cannot deadlock against another process doing the same.
 	w *gorm.DB
 	// r is a pool of query-only connections. Under WAL, readers never block
-	// the writer and the writer never blocks readers.
+	// the writer and the writer never blocks readers. On PostgreSQL, w and r
+	// are the same pool.
 	r *gorm.DB
+
+	// listening is true while Watch holds a LISTEN connection (PostgreSQL).
+	listening atomic.Bool
 
 	closed atomic.Bool
 
@@ -46,9 +57,32 @@ type Store struct {
 	touched map[int64]time.Time
 }
 
-// Open opens (creating if needed) the SQLite database at path, switches it
-// to WAL, and migrates every table. The directory must already exist.
-func Open(path string) (*Store, error) {
+// Open opens the database target names and brings its schema to the
+// version this binary knows (see migrate.go). A postgres:// or
+// postgresql:// URL opens that PostgreSQL database, which must exist;
+// anything else is a SQLite file path, created if needed and switched to
+// WAL (its directory must already exist).
+func Open(target string) (*Store, error) {
+	s, err := openUnmigrated(target)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.migrate(context.Background()); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("models: open %s: %w", s.path, err)
+	}
+	return s, nil
+}
+
+// openUnmigrated opens the database without touching its schema.
+func openUnmigrated(target string) (*Store, error) {
+	if IsPostgres(target) {
+		return openPostgres(strings.TrimSpace(target))
+	}
+	return openSQLite(target)
+}
+
+func openSQLite(path string) (*Store, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}
@@ -59,8 +93,8 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{path: path, w: w, touched: make(map[int64]time.Time)}
-	if err := s.prepareWriter(); err != nil {
+	s := &Store{path: path, engine: engineSQLite, w: w, touched: make(map[int64]time.Time)}
+	if err := s.checkWAL(); err != nil {
 		closeGorm(w)
 		return nil, err
 	}
@@ -73,7 +107,8 @@ func Open(path string) (*Store, error) {
 	return s, nil
 }
 
-// Path returns the database file this store was opened on.
+// Path returns the database file this store was opened on, or for
+// PostgreSQL its URL without the password.
 func (s *Store) Path() string { return s.path }
 
 // Close closes both connection pools. The last connection to close
@@ -81,6 +116,9 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
+	}
+	if s.r == s.w {
+		return closeGorm(s.w)
 	}
 	return errors.Join(closeGorm(s.r), closeGorm(s.w))
 }
@@ -142,15 +180,7 @@ func createOwnerOnly(path string) error {
 }
 
 func openGorm(path, params string) (*gorm.DB, error) {
-	db, err := gorm.Open(sqlite.Open(path+"?"+params), &gorm.Config{
-		Logger: logger.Default.LogMode(logger.Silent),
-		// Times are stored as text; keeping them all in UTC keeps the text
-		// order equal to the time order, which the time index relies on.
-		NowFunc: func() time.Time { return time.Now().UTC() },
-		// We open explicit transactions where atomicity matters; wrapping
-		// every single statement in another one only costs time.
-		SkipDefaultTransaction: true,
-	})
+	db, err := gorm.Open(sqlite.Open(path+"?"+params), gormConfig(engineSQLite))
 	if err != nil {
 		return nil, fmt.Errorf("models: open %q: %w; check that the directory is writable and the file is a SQLite database", path, err)
 	}
@@ -169,6 +199,26 @@ func openGorm(path, params string) (*gorm.DB, error) {
 	return db, nil
 }
 
+// gormConfig is the GORM configuration of both engines.
+func gormConfig(e engine) *gorm.Config {
+	return &gorm.Config{
+		Logger: logger.Default.LogMode(logger.Silent),
+		// SQLite stores times as text; keeping them all in UTC keeps the
+		// text order equal to the time order, which the time index relies
+		// on. PostgreSQL keeps microseconds: truncating here makes a time
+		// read back equal to the one written, on both engines.
+		NowFunc: func() time.Time {
+			if e == enginePostgres {
+				return time.Now().UTC().Truncate(time.Microsecond)
+			}
+			return time.Now().UTC()
+		},
+		// We open explicit transactions where atomicity matters; wrapping
+		// every single statement in another one only costs time.
+		SkipDefaultTransaction: true,
+	}
+}
+
 func closeGorm(db *gorm.DB) error {
 	if db == nil {
 		return nil
@@ -180,47 +230,16 @@ func closeGorm(db *gorm.DB) error {
 	return sqlDB.Close()
 }
 
-// prepareWriter confirms WAL took effect, migrates the schema and seeds the
-// revision row. Two processes may run this at once; the busy timeout
-// serialises them and every step is idempotent.
-func (s *Store) prepareWriter() error {
+// checkWAL confirms WAL took effect on a SQLite file.
+func (s *Store) checkWAL() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*busyTimeout)
 	defer cancel()
-	db := s.w.WithContext(ctx)
 	var mode string
-	if err := db.Raw("PRAGMA journal_mode").Scan(&mode).Error; err != nil {
+	if err := s.w.WithContext(ctx).Raw("PRAGMA journal_mode").Scan(&mode).Error; err != nil {
 		return fmt.Errorf("models: open %q: reading journal mode: %w; is the file a SQLite database?", s.path, err)
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("models: open %q: journal mode is %q, not WAL; the file system may not support WAL (network file systems often do not), use a local disk", s.path, mode)
-	}
-	if err := db.AutoMigrate(&AllowlistEntry{}, &Setting{}, &revisionRow{}, &sectionVersion{}, &Refusal{}, &refusalHost{}, &AgentToken{}, &User{}, &Session{}, &Audit{}, &Integration{}, &Decision{}, &refusalText{}, &WouldRefusal{}, &AccessRequest{}); err != nil {
-		return fmt.Errorf("models: open %q: migrating schema: %w", s.path, err)
-	}
-	if err := db.Exec("INSERT OR IGNORE INTO revision (id, value) VALUES (1, 0)").Error; err != nil {
-		return fmt.Errorf("models: open %q: seeding revision: %w", s.path, err)
-	}
-	if err := backfillRefusalHosts(db); err != nil {
-		return fmt.Errorf("models: open %q: %w", s.path, err)
-	}
-	if err := migrateLegacyRefusals(db); err != nil {
-		return fmt.Errorf("models: open %q: %w", s.path, err)
-	}
-	if err := createOverviewIndex(db); err != nil {
-		return fmt.Errorf("models: open %q: %w", s.path, err)
-	}
-	if err := migrateAllowlistScopes(db); err != nil {
-		return fmt.Errorf("models: open %q: %w", s.path, err)
-	}
-	// Not under the opening deadline: filling a large log is once, and
-	// must finish rather than fail every open part-way.
-	if err := backfillRefusalTexts(s.w); err != nil {
-		return fmt.Errorf("models: open %q: %w", s.path, err)
-	}
-	for _, sec := range sections {
-		if err := db.Exec("INSERT OR IGNORE INTO section_versions (section, value) VALUES (?, 0)", sec).Error; err != nil {
-			return fmt.Errorf("models: open %q: seeding the %s version: %w", s.path, sec, err)
-		}
 	}
 	return nil
 }

@@ -13,79 +13,83 @@ const (
 )
 
 func TestTokensLifecycle(t *testing.T) {
-	s := openTestStore(t)
-	ctx := testCtx(t)
-	tok, err := s.CreateToken(ctx, "triage-bot", hashA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tok.ID == 0 || tok.CreatedAt.IsZero() || !tok.Active() || tok.LastUsedAt != nil {
-		t.Errorf("new token = %+v", tok)
-	}
-	if _, err := s.CreateToken(ctx, "billing-bot", hashB); err != nil {
-		t.Fatal(err)
-	}
-	list, err := s.ListTokens(ctx)
-	if err != nil || len(list) != 2 || list[0].Name != "billing-bot" || list[1].Name != "triage-bot" {
-		t.Fatalf("ListTokens = %+v, %v; want billing-bot, triage-bot", list, err)
-	}
-	found, err := s.FindActiveToken(ctx, hashA)
-	if err != nil || found.ID != tok.ID {
-		t.Fatalf("FindActiveToken = %+v, %v; want token %d", found, err, tok.ID)
-	}
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		tok, err := s.CreateToken(ctx, "triage-bot", hashA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok.ID == 0 || tok.CreatedAt.IsZero() || !tok.Active() || tok.LastUsedAt != nil {
+			t.Errorf("new token = %+v", tok)
+		}
+		if _, err := s.CreateToken(ctx, "billing-bot", hashB); err != nil {
+			t.Fatal(err)
+		}
+		list, err := s.ListTokens(ctx)
+		if err != nil || len(list) != 2 || list[0].Name != "billing-bot" || list[1].Name != "triage-bot" {
+			t.Fatalf("ListTokens = %+v, %v; want billing-bot, triage-bot", list, err)
+		}
+		found, err := s.FindActiveToken(ctx, hashA)
+		if err != nil || found.ID != tok.ID {
+			t.Fatalf("FindActiveToken = %+v, %v; want token %d", found, err, tok.ID)
+		}
 
-	if before, err := s.RevokeToken(ctx, "triage-bot"); err != nil || before.RevokedAt != nil {
-		t.Fatalf("RevokeToken = %+v, %v; want the active token as it was", before, err)
-	}
-	_, err = s.FindActiveToken(ctx, hashA)
-	if !errors.Is(err, ErrNotFound) || strings.Contains(err.Error(), hashA) {
-		t.Errorf("revoked token lookup = %v; want ErrNotFound that does not print the whole hash", err)
-	}
-	list, _ = s.ListTokens(ctx)
-	firstRevoked := *list[1].RevokedAt
-	if before, err := s.RevokeToken(ctx, "triage-bot"); err != nil || before.RevokedAt == nil || !before.RevokedAt.Equal(firstRevoked) {
-		t.Errorf("revoking twice: %+v, %v; want no error and the first revocation time", before, err)
-	}
-	list, _ = s.ListTokens(ctx)
-	if !list[1].RevokedAt.Equal(firstRevoked) {
-		t.Errorf("second revoke moved RevokedAt from %v to %v", firstRevoked, *list[1].RevokedAt)
-	}
-	var nf *NotFoundError
-	if _, err := s.RevokeToken(ctx, "ghost"); !errors.As(err, &nf) || nf.Value != "ghost" {
-		t.Errorf("RevokeToken(ghost) = %v, want *NotFoundError naming ghost", err)
-	}
+		if before, err := s.RevokeToken(ctx, "triage-bot"); err != nil || before.RevokedAt != nil {
+			t.Fatalf("RevokeToken = %+v, %v; want the active token as it was", before, err)
+		}
+		_, err = s.FindActiveToken(ctx, hashA)
+		if !errors.Is(err, ErrNotFound) || strings.Contains(err.Error(), hashA) {
+			t.Errorf("revoked token lookup = %v; want ErrNotFound that does not print the whole hash", err)
+		}
+		list, _ = s.ListTokens(ctx)
+		firstRevoked := *list[1].RevokedAt
+		if before, err := s.RevokeToken(ctx, "triage-bot"); err != nil || before.RevokedAt == nil || !before.RevokedAt.Equal(firstRevoked) {
+			t.Errorf("revoking twice: %+v, %v; want no error and the first revocation time", before, err)
+		}
+		list, _ = s.ListTokens(ctx)
+		if !list[1].RevokedAt.Equal(firstRevoked) {
+			t.Errorf("second revoke moved RevokedAt from %v to %v", firstRevoked, *list[1].RevokedAt)
+		}
+		var nf *NotFoundError
+		if _, err := s.RevokeToken(ctx, "ghost"); !errors.As(err, &nf) || nf.Value != "ghost" {
+			t.Errorf("RevokeToken(ghost) = %v, want *NotFoundError naming ghost", err)
+		}
+	})
 }
 
 func TestCreateTokenRejects(t *testing.T) {
-	s := openTestStore(t)
-	ctx := testCtx(t)
-	if _, err := s.CreateToken(ctx, "triage-bot", hashA); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name, tokName, hash string
-		dupKind             string // "" when not a duplicate
-	}{
-		{"empty name", "", hashB, ""},
-		{"empty hash", "x", "", ""},
-		{"same name", "triage-bot", hashB, "agent token"},
-		{"same hash", "other-bot", hashA, "agent token secret (hash) for"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.CreateToken(ctx, tt.tokName, tt.hash)
-			if err == nil {
-				t.Fatal("want an error")
-			}
-			var dup *DuplicateError
-			if isDup := errors.As(err, &dup); isDup != (tt.dupKind != "") {
-				t.Fatalf("err = %v; duplicate = %v, want %v", err, isDup, tt.dupKind != "")
-			}
-			if dup != nil && (dup.Kind != tt.dupKind || dup.Value != tt.tokName) {
-				t.Errorf("DuplicateError = %+v, want kind %q value %q", dup, tt.dupKind, tt.tokName)
-			}
-		})
-	}
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		if _, err := s.CreateToken(ctx, "triage-bot", hashA); err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			name, tokName, hash string
+			dupKind             string // "" when not a duplicate
+		}{
+			{"empty name", "", hashB, ""},
+			{"empty hash", "x", "", ""},
+			{"same name", "triage-bot", hashB, "agent token"},
+			{"same hash", "other-bot", hashA, "agent token secret (hash) for"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				_, err := s.CreateToken(ctx, tt.tokName, tt.hash)
+				if err == nil {
+					t.Fatal("want an error")
+				}
+				var dup *DuplicateError
+				if isDup := errors.As(err, &dup); isDup != (tt.dupKind != "") {
+					t.Fatalf("err = %v; duplicate = %v, want %v", err, isDup, tt.dupKind != "")
+				}
+				if dup != nil && (dup.Kind != tt.dupKind || dup.Value != tt.tokName) {
+					t.Errorf("DuplicateError = %+v, want kind %q value %q", dup, tt.dupKind, tt.tokName)
+				}
+			})
+		}
+	})
 }
 
 func TestTouchTokenWritesAtMostOncePerMinute(t *testing.T) {

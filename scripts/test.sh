@@ -22,7 +22,8 @@ readonly playwright_core_version="1.52.0"
 # chromium: the browser. fonts-dejavu-core: glyphs for screenshots.
 # iproute2, util-linux: ip and unshare, for tests in a private network
 # namespace. gcc, libc6-dev: cgo, which -race and the SQLite driver need.
-readonly apt_packages=(chromium fonts-dejavu-core iproute2 util-linux gcc libc6-dev)
+# postgresql: the second store; the tests run a throwaway cluster of it.
+readonly apt_packages=(chromium fonts-dejavu-core iproute2 util-linux gcc libc6-dev postgresql)
 
 started=$SECONDS
 step_name="setup"
@@ -57,11 +58,12 @@ check() {
 	fi
 }
 
+# summary reports the script's exit status: $?, or the status given.
 summary() {
-	local rc=$?
+	local rc=${1:-$?}
 	local took=$((SECONDS - started))
 	if [[ $rc -eq 0 ]]; then
-		printf 'test.sh: PASS: installs, gofmt, go vet, templ, go test -race (%ss)\n' "$took" >&2
+		printf 'test.sh: PASS: installs, gofmt, go vet, templ, go test -race on SQLite and PostgreSQL (%ss)\n' "$took" >&2
 	elif [[ ${#failed_checks[@]} -gt 0 ]]; then
 		local list
 		printf -v list '%s; ' "${failed_checks[@]}"
@@ -199,8 +201,39 @@ run_tests() {
 	go test -race -count=1 -timeout 20m "$@" ./...
 }
 
+# start_postgres starts the throwaway PostgreSQL cluster the store tests
+# also run against (scripts/pg-test-cluster.sh installs Debian's postgresql
+# when it is missing) and stops it when the script exits. The tests find it
+# in OUTBOUND_TEST_POSTGRES; OUTBOUND_POSTGRES_REQUIRED makes a missing one
+# a failure rather than a skip, as OUTBOUND_BROWSER_REQUIRED does for the
+# browser.
+pg_dir=""
+start_postgres() {
+	step "postgres: starting a throwaway cluster"
+	pg_dir="$(mktemp -d "${TMPDIR:-/tmp}/outbound-pg.XXXXXX")"
+	local dsn
+	dsn="$(bash "$repo/scripts/pg-test-cluster.sh" start "$pg_dir")" ||
+		fail "the PostgreSQL test cluster did not start (see above); on a system without apt, set OUTBOUND_TEST_POSTGRES to a database URL the tests may create schemas in"
+	export OUTBOUND_TEST_POSTGRES="$dsn"
+	export OUTBOUND_POSTGRES_REQUIRED=1
+}
+
+stop_postgres() {
+	if [[ -n "$pg_dir" ]]; then
+		bash "$repo/scripts/pg-test-cluster.sh" stop "$pg_dir" || true
+	fi
+}
+
 install_apt_packages
 install_playwright_driver
+if [[ -n "${OUTBOUND_TEST_POSTGRES:-}" ]]; then
+	# A database given from outside is used as it is.
+	export OUTBOUND_POSTGRES_REQUIRED=1
+else
+	# The exit status of the script, not of stop_postgres, is what summary reports.
+	trap 'st=$?; stop_postgres; summary "$st"' EXIT
+	start_postgres
+fi
 check "gofmt -l (tracked Go files)" check_gofmt
 check "go vet ./..." check_vet
 check "templ generate (must leave *_templ.go unchanged)" check_templ

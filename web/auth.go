@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
@@ -39,9 +40,12 @@ var dummyHashesMade atomic.Int32
 var comparePassword = bcrypt.CompareHashAndPassword
 
 // SetupToken is the one-time first-run secret printed by `console serve`.
+// With links (NewSharedSetupToken), the link any replica printed works on
+// every replica, and using it ends them all.
 type SetupToken struct {
 	mu    sync.Mutex
 	token string
+	links SetupLinks
 }
 
 // NewSetupToken returns a fresh setup token.
@@ -63,15 +67,29 @@ func (t *SetupToken) Value() string {
 	return t.token
 }
 
-func (t *SetupToken) matches(v string) bool {
+// matches says whether v is a live setup link: this process's own, or with
+// shared links any replica's that none has used yet (the store decides).
+func (t *SetupToken) matches(ctx context.Context, v string) bool {
+	if t != nil && t.links != nil {
+		if v == "" {
+			return false
+		}
+		ok, err := t.links.SetupLinkExists(ctx, setupLinkHash(v))
+		return err == nil && ok
+	}
 	tok := t.Value()
 	return tok != "" && subtle.ConstantTimeCompare([]byte(v), []byte(tok)) == 1
 }
 
-func (t *SetupToken) use() {
+func (t *SetupToken) use(ctx context.Context) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.token = ""
+	t.mu.Unlock()
+	if t.links != nil {
+		// Best effort: should it fail, the links still stop working, since
+		// first-run setup refuses once a user exists.
+		_ = t.links.DeleteSetupLinks(ctx)
+	}
 }
 
 func (s *Server) loginPage(c echo.Context) error {
@@ -85,7 +103,10 @@ func (s *Server) login(c echo.Context) error {
 	name, password, next := strings.TrimSpace(c.FormValue("name")), c.FormValue("password"), c.FormValue("next")
 	// The attempt is reserved (counted as failed) before the password is
 	// checked, so parallel guesses cannot all slip past the limit.
-	attempt, locked := s.throttle.reserve(name, c.RealIP())
+	attempt, locked, err := s.throttle.reserve(c.Request().Context(), name, c.RealIP())
+	if err != nil {
+		return err
+	}
 	if locked != nil {
 		return tooManySignIns(c, locked)
 	}
@@ -93,7 +114,7 @@ func (s *Server) login(c echo.Context) error {
 	hash := []byte(u.PasswordHash)
 	if err != nil {
 		if !errors.Is(err, models.ErrNotFound) {
-			attempt.credit() // no password was checked
+			attempt.credit(c.Request().Context()) // no password was checked
 			return err
 		}
 		hash = dummyHash()
@@ -102,7 +123,7 @@ func (s *Server) login(c echo.Context) error {
 		return render(c, http.StatusUnauthorized, views.Login(views.LoginForm{CSRF: csrfToken(c), Name: name, Next: next,
 			Error: "The name or password is wrong. Check both and try again."}))
 	}
-	attempt.credit()
+	attempt.credit(c.Request().Context())
 	if err := s.startSession(c, u.ID); err != nil {
 		return err
 	}
@@ -149,7 +170,7 @@ func (s *Server) logout(c echo.Context) error {
 }
 
 func (s *Server) setupPage(c echo.Context) error {
-	if !s.d.Setup.matches(c.QueryParam("token")) {
+	if !s.d.Setup.matches(c.Request().Context(), c.QueryParam("token")) {
 		return echo.NewHTTPError(http.StatusNotFound)
 	}
 	// A user added from the command line (a support user, say) ends
@@ -163,12 +184,12 @@ func (s *Server) setupPage(c echo.Context) error {
 
 func (s *Server) setup(c echo.Context) error {
 	token := c.FormValue("token")
-	if !s.d.Setup.matches(token) {
+	if !s.d.Setup.matches(c.Request().Context(), token) {
 		return echo.NewHTTPError(http.StatusNotFound, "This setup link was already used or is wrong. Sign in, or create an admin with `console user add --role admin NAME`.")
 	}
 	if done, err := s.usersExist(c); err != nil || done {
 		if done {
-			s.d.Setup.use()
+			s.d.Setup.use(c.Request().Context())
 		}
 		return err
 	}
@@ -187,12 +208,12 @@ func (s *Server) setup(c echo.Context) error {
 	if err != nil {
 		if errors.Is(err, app.ErrSetupDone) {
 			// A user was added between the check above and this write.
-			s.d.Setup.use()
+			s.d.Setup.use(c.Request().Context())
 			return render(c, http.StatusConflict, views.SetupDone())
 		}
 		return err
 	}
-	s.d.Setup.use()
+	s.d.Setup.use(c.Request().Context())
 	if err := s.startSession(c, u.ID); err != nil {
 		return err
 	}

@@ -48,10 +48,26 @@ func newHarness(t *testing.T) *harness {
 // (a metrics handler, tool APIs) before it starts.
 func newHarnessWith(t *testing.T, more func(*Deps)) *harness {
 	t.Helper()
+	return newHarnessOn(t, filepath.Join(t.TempDir(), "console.db"), more)
+}
+
+// testSecretKey seals integration secrets of a harness on PostgreSQL,
+// where the key must be given.
+const testSecretKey = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+
+// newHarnessOn is newHarnessWith on the database target names, which
+// another harness may share (replicas).
+func newHarnessOn(t *testing.T, target string, more func(*Deps)) *harness {
+	t.Helper()
 	h := &harness{t: t, resolver: guardtest.NewResolver()}
-	a, err := app.Open(context.Background(), filepath.Join(t.TempDir(), "console.db"), app.Options{
+	a, err := app.Open(context.Background(), target, app.Options{
 		Resolver: h.resolver, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Getenv:   func(string) string { return "" },
+		Getenv: func(k string) string {
+			if k == "CONSOLE_SECRET_KEY" && models.IsPostgres(target) {
+				return testSecretKey
+			}
+			return ""
+		},
 		OnReload: func(error) { h.reloads.Add(1) },
 		// The lowest bcrypt cost: tests sign in and add users often.
 		PasswordCost: bcrypt.MinCost,
@@ -64,7 +80,7 @@ func newHarnessWith(t *testing.T, more func(*Deps)) *harness {
 	h.app, h.store, h.guard = a, a.Store(), a.Guard()
 	h.setup, _ = NewSetupToken()
 	d := Deps{
-		Store: h.store, Guard: h.guard, Setup: h.setup,
+		Store: h.store, Guard: h.guard, Setup: h.setup, SignIns: h.store,
 		Settings: a.Settings, Config: a, Identity: a, Refusals: a, Tickets: a,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}

@@ -87,6 +87,13 @@ type Deps struct {
 	// address, for the sign-in throttle) and X-Forwarded-Proto count;
 	// from anyone else, and by default from everyone, they are ignored.
 	TrustedProxies []netip.Prefix
+
+	// SignIns, when set, keeps the sign-in throttle's failures in the
+	// database, shared by every replica; nil keeps them in this process.
+	SignIns SignInFailures
+	// Reloads, when set, is this replica's reload state, which /healthz
+	// reports (*app.App).
+	Reloads ReloadReporter
 }
 
 // Server is the console.
@@ -113,7 +120,7 @@ func New(d Deps) *Server {
 	// Client addresses from headers would let anyone dodge the sign-in
 	// throttle by inventing one, so only a trusted proxy's count.
 	e.IPExtractor = clientIP(d.TrustedProxies)
-	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now), hosts: newHostCheck(d.Listen, d.AllowedHosts, d.PublicURL),
+	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now, d.SignIns), hosts: newHostCheck(d.Listen, d.AllowedHosts, d.PublicURL),
 		overview: models.NewOverviewCache(overviewCacheTTL)}
 	e.HTTPErrorHandler = s.handleError
 
@@ -213,7 +220,11 @@ func (s *Server) healthz(c echo.Context) error {
 	if err != nil {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the database cannot be read"})
 	}
-	return c.JSON(http.StatusOK, map[string]any{"status": "ok", "revision": rev})
+	body := map[string]any{"status": "ok", "revision": rev}
+	if s.d.Reloads != nil {
+		body["store"], body["reload"] = reloadHealth(s.d.Reloads.ReloadStatus(), rev)
+	}
+	return c.JSON(http.StatusOK, body)
 }
 
 func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {

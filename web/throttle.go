@@ -2,6 +2,7 @@ package web
 
 import (
 	"container/list"
+	"context"
 	"net/netip"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/outboundhq/outbound/internal/app"
+	"github.com/outboundhq/outbound/models"
 )
 
 // The sign-in throttle counts failed sign-ins twice: per account (the
@@ -49,13 +51,24 @@ type loginThrottle struct {
 	mu                sync.Mutex
 	now               func() time.Time
 	accounts, sources *throttleTable
+	// shared, when set, keeps the failures in the database instead of the
+	// tables above, so every replica counts the same failures.
+	shared SignInFailures
 }
 
-func newLoginThrottle(now func() time.Time) *loginThrottle {
+// SignInFailures is where a console that runs as several replicas keeps
+// the throttle's failures (*models.Store): see models.ReserveSignIn.
+type SignInFailures interface {
+	ReserveSignIn(ctx context.Context, keys []models.ThrottleKey, now time.Time, admit func(recent [][]time.Time) bool) ([]int64, error)
+	CreditSignIn(ctx context.Context, ids []int64) error
+}
+
+func newLoginThrottle(now func() time.Time, shared SignInFailures) *loginThrottle {
 	return &loginThrottle{
 		now:      now,
 		accounts: newThrottleTable(accountThrottle, throttleMaxKeys),
 		sources:  newThrottleTable(sourceThrottle, throttleMaxKeys),
+		shared:   shared,
 	}
 }
 
@@ -73,30 +86,65 @@ type signInAttempt struct {
 	t               *loginThrottle
 	account, source string
 	at              time.Time
+	ids             []int64 // the shared rows, when the throttle is shared
 }
 
 // reserve takes an attempt for name from client (an IP address) if
 // neither the account nor the source must wait, and counts it as a
 // failure at once; otherwise it returns the lockout and counts nothing.
-func (t *loginThrottle) reserve(name, client string) (*signInAttempt, *signInLockout) {
+func (t *loginThrottle) reserve(ctx context.Context, name, client string) (*signInAttempt, *signInLockout, error) {
 	account, source := accountKey(name), sourceKey(client)
+	if t.shared != nil {
+		return t.reserveShared(ctx, account, source)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
-	byAccount, bySource := t.accounts.wait(account, now), t.sources.wait(source, now)
-	if byAccount > 0 || bySource > 0 {
-		wait := max(byAccount, bySource)
-		secs := (wait + time.Second - 1) / time.Second * time.Second
-		return nil, &signInLockout{Wait: secs, Until: now.Add(secs), Account: byAccount >= bySource}
+	if l := lockout(t.accounts.wait(account, now), t.sources.wait(source, now), now); l != nil {
+		return nil, l, nil
 	}
 	t.accounts.add(account, now)
 	t.sources.add(source, now)
-	return &signInAttempt{t: t, account: account, source: source, at: now}, nil
+	return &signInAttempt{t: t, account: account, source: source, at: now}, nil, nil
+}
+
+// reserveShared is reserve on the database's failures.
+func (t *loginThrottle) reserveShared(ctx context.Context, account, source string) (*signInAttempt, *signInLockout, error) {
+	now := t.now()
+	keys := []models.ThrottleKey{
+		{Kind: "account", Key: account, Since: now.Add(-accountThrottle.window), Keep: accountThrottle.free + keptFailures},
+		{Kind: "source", Key: source, Since: now.Add(-sourceThrottle.window), Keep: sourceThrottle.free + keptFailures},
+	}
+	var locked *signInLockout
+	ids, err := t.shared.ReserveSignIn(ctx, keys, now, func(recent [][]time.Time) bool {
+		locked = lockout(accountThrottle.waitAfter(recent[0], now), sourceThrottle.waitAfter(recent[1], now), now)
+		return locked == nil
+	})
+	if err != nil || locked != nil {
+		return nil, locked, err
+	}
+	return &signInAttempt{t: t, account: account, source: source, at: now, ids: ids}, nil, nil
+}
+
+// lockout is the lockout the two waits make, or nil when neither waits.
+func lockout(byAccount, bySource time.Duration, now time.Time) *signInLockout {
+	if byAccount <= 0 && bySource <= 0 {
+		return nil
+	}
+	wait := max(byAccount, bySource)
+	secs := (wait + time.Second - 1) / time.Second * time.Second
+	return &signInLockout{Wait: secs, Until: now.Add(secs), Account: byAccount >= bySource}
 }
 
 // credit takes back the reserved failure: the password was right, or no
 // password was checked at all.
-func (a *signInAttempt) credit() {
+func (a *signInAttempt) credit(ctx context.Context) {
+	if a.t.shared != nil {
+		// Should this fail, the attempt stays counted: stricter, never
+		// looser.
+		_ = a.t.shared.CreditSignIn(ctx, a.ids)
+		return
+	}
 	a.t.mu.Lock()
 	defer a.t.mu.Unlock()
 	a.t.accounts.remove(a.account, a.at)
@@ -152,10 +200,28 @@ func newThrottleTable(p throttlePolicy, limit int) *throttleTable {
 // wait is how long key must wait before its next attempt at now.
 func (tb *throttleTable) wait(key string, now time.Time) time.Duration {
 	e := tb.recent(key, now)
-	if e == nil || len(e.failures) < tb.policy.free {
+	if e == nil {
 		return 0
 	}
-	return e.failures[len(e.failures)-1].Add(tb.policy.backoff(len(e.failures) - tb.policy.free)).Sub(now)
+	return tb.policy.wait(len(e.failures), e.failures[len(e.failures)-1], now)
+}
+
+// wait is how long a key with n recent failures, the last at last, must
+// wait at now.
+func (p throttlePolicy) wait(n int, last, now time.Time) time.Duration {
+	if n < p.free {
+		return 0
+	}
+	return last.Add(p.backoff(n - p.free)).Sub(now)
+}
+
+// waitAfter is wait for failures listed newest first (the database's
+// order).
+func (p throttlePolicy) waitAfter(failures []time.Time, now time.Time) time.Duration {
+	if len(failures) == 0 {
+		return 0
+	}
+	return p.wait(len(failures), failures[0], now)
 }
 
 // backoff is the wait after the extra-th failure past free: base,

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -98,23 +99,23 @@ func TestThrottleFailuresLeaveTheWindow(t *testing.T) {
 // up the account's or the source's budget.
 func TestReservedAttemptIsCreditedOnSuccess(t *testing.T) {
 	clock := newTestClock()
-	th := newLoginThrottle(clock.now)
+	th := newLoginThrottle(clock.now, nil)
 	for i := 0; i < 100; i++ {
-		a, locked := th.reserve("ada", "192.0.2.7")
+		a, locked, _ := th.reserve(context.Background(), "ada", "192.0.2.7")
 		if locked != nil {
 			t.Fatalf("sign-in %d was refused although every earlier one succeeded: %+v", i, locked)
 		}
-		a.credit()
+		a.credit(context.Background())
 	}
 	if len(th.accounts.keys) != 0 || len(th.sources.keys) != 0 {
 		t.Fatalf("credited attempts left keys behind: %d accounts, %d sources", len(th.accounts.keys), len(th.sources.keys))
 	}
 	for i := 0; i < accountThrottle.free; i++ {
-		if _, locked := th.reserve("ada", "192.0.2.7"); locked != nil {
+		if _, locked, _ := th.reserve(context.Background(), "ada", "192.0.2.7"); locked != nil {
 			t.Fatalf("failure %d refused", i)
 		}
 	}
-	if _, locked := th.reserve("ada", "192.0.2.7"); locked == nil || !locked.Account || locked.Wait != accountThrottle.base {
+	if _, locked, _ := th.reserve(context.Background(), "ada", "192.0.2.7"); locked == nil || !locked.Account || locked.Wait != accountThrottle.base {
 		t.Fatalf("after %d failures: %+v, want the account's lock of %s", accountThrottle.free, locked, accountThrottle.base)
 	}
 }

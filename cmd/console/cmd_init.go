@@ -26,16 +26,16 @@ func runInit(ctx context.Context, e env, args []string) error {
 		return cliOpenError(err)
 	}
 	if !done.Created {
-		fmt.Fprintf(e.stdout, "The database %s already exists; nothing changed.\n", db)
+		fmt.Fprintf(e.stdout, "The database %s already exists; nothing changed.\n", done.Path)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "created the database %s\n", db)
+	fmt.Fprintf(e.stdout, "created the database %s\n", done.Path)
 	if done.KeyFromEnv {
-		fmt.Fprintln(e.stdout, "integration secrets are sealed with the key in CONSOLE_SECRET_KEY; set it for every command on this database")
+		fmt.Fprintln(e.stdout, "integration secrets are sealed with the key in CONSOLE_SECRET_KEY (or the file CONSOLE_SECRET_KEY_FILE names); set it for every command and replica on this database")
 	} else {
 		fmt.Fprintf(e.stdout, "created the secret key file %s (it seals integration secrets; back it up with the database, and keep it private)\n", done.KeyFile)
 	}
-	fmt.Fprintf(e.stdout, "\nNext, create the first admin: printf '%%s\\n' \"$ADMIN_PASSWORD\" | console user add --role admin NAME --db %s\n", db)
-	fmt.Fprintf(e.stdout, "or start `console serve --db %s` and open the setup link it prints.\n", db)
+	fmt.Fprintf(e.stdout, "\nNext, create the first admin: printf '%%s\\n' \"$ADMIN_PASSWORD\" | console user add --role admin NAME --db %s\n", done.Path)
+	fmt.Fprintf(e.stdout, "or start `console serve --db %s` and open the setup link it prints.\n", done.Path)
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/outboundhq/outbound/internal/app"
+	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 	"github.com/outboundhq/outbound/web"
 )
@@ -66,7 +67,7 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveConfig) error {
 	log := jsonLog(e.stderr)
 	metrics := web.NewMetrics()
-	a, err := openApp(ctx, db, app.Options{Log: log, Metrics: metrics})
+	a, err := openApp(ctx, db, app.Options{Log: log, Metrics: metrics, ReloadLag: metrics.ReloadLagObserver()})
 	if err != nil {
 		l.Close()
 		return err
@@ -74,6 +75,7 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 	defer a.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	metrics.TrackReloads(a.ReloadStatus)
 	go a.Watch(ctx)
 	go a.PurgeLoop(ctx)
 	warnBrowserBroken(log, a.Settings().Browser)
@@ -93,7 +95,7 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 	if n, err := a.CountUsers(ctx); err != nil {
 		return err
 	} else if n == 0 {
-		if setup, err = web.NewSetupToken(); err != nil {
+		if setup, err = web.NewSharedSetupToken(ctx, a.Store()); err != nil {
 			return err
 		}
 	}
@@ -104,6 +106,8 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 		Agents:   a,
 		Metrics:  metrics.Handler(),
 		Setup:    setup,
+		SignIns:  a.Store(),
+		Reloads:  a,
 		Log:      log,
 		Config:   a,
 		Identity: a,
@@ -125,7 +129,7 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*cfg.cert}, MinVersion: tls.VersionTLS12}
 	}
 	base := consoleURL(l.Addr(), cfg.cert != nil, cfg.publicURL)
-	fmt.Fprintf(e.stderr, "Outbound console on %s (database %s)\n", base, db)
+	fmt.Fprintf(e.stderr, "Outbound console on %s (database %s)\n", base, models.DisplayName(db))
 	if setup != nil {
 		fmt.Fprintf(e.stderr, "No user exists yet. Create the first admin here (the link works once):\n  %s/setup?token=%s\n", base, setup.Value())
 	}

@@ -30,7 +30,7 @@ func newFlags(name string, db *string) *flag.FlagSet {
 		def = "console.db"
 	}
 	if db != nil {
-		fs.StringVar(db, "db", def, "the SQLite database `file`; CONSOLE_DB sets the default")
+		fs.StringVar(db, "db", def, "the database: a SQLite `file`, or a postgres:// URL; CONSOLE_DB sets the default")
 	}
 	return fs
 }

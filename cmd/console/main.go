@@ -1,5 +1,6 @@
 // Command console runs Outbound: the egress guard's command line, the web
-// console, the MCP server and the egress proxy, all over one SQLite file.
+// console, the MCP server and the egress proxy, all over one database: a
+// SQLite file, or PostgreSQL for several replicas.
 package main
 
 import (
@@ -35,6 +36,7 @@ type command struct {
 var commands = map[string]command{
 	"serve":        {summary: "run the web console, /mcp, /api/v1 and /metrics", usage: "serve [--addr 127.0.0.1:8080] [--public] [--tls-cert FILE --tls-key FILE] [--public-url URL] [--trusted-proxy CIDR]...", run: runServe},
 	"init":         {summary: "create the database and its secret key file (serve creates them too)", usage: "init [--db PATH]", run: runInit},
+	"migrate":      {summary: "bring the database's schema up to this binary's version (--status: only say)", usage: migrateUsage, run: runMigrate},
 	"check":        {summary: "decide a URL without fetching it (exit 0 allowed, 3 refused), or say what an agent and tool may reach", usage: "check [--agent NAME] [--tool TOOL] [--json] URL\ncheck --agent NAME [--tool TOOL] [--json]", run: runCheck},
 	"fetch":        {summary: "read a URL exactly as an agent's fetch_url would (exit 3 if refused)", usage: "fetch [--json] [--start N] URL", run: runFetch},
 	"allow":        {summary: "manage the outbound allowlist: add, rm, enforce, list", usage: allowUsage, run: runAllow},
@@ -121,7 +123,7 @@ func usage() string {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %-*s %s\n", width, n, commands[n].summary)
 	}
-	b.WriteString("\nEvery command takes --db PATH (env CONSOLE_DB, default console.db).\n")
+	b.WriteString("\nEvery command takes --db PATH or --db postgres://… (env CONSOLE_DB, default console.db).\n")
 	b.WriteString("Run console help COMMAND (or console COMMAND --help) for its flags.\n")
 	return b.String()
 }

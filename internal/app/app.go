@@ -43,9 +43,13 @@ type App struct {
 
 	onReload func(error)
 
+	reloadLag func(time.Duration)
+
 	settings atomic.Pointer[tools.Settings]
 	revision atomic.Int64
 	reloadMu sync.Mutex
+
+	reloadState reloadState
 
 	// passwordCost is bcrypt's cost for new password hashes (identity.go).
 	passwordCost int
@@ -85,6 +89,9 @@ type Options struct {
 	// OnReload, when set, is told the outcome of every reload (tests
 	// count them to prove a refused change reloads nothing).
 	OnReload func(error)
+	// ReloadLag, when set, is told how late each change made by another
+	// process came into force here (web.Metrics.ObserveReloadLag).
+	ReloadLag func(time.Duration)
 }
 
 // Open opens the database at dbPath (creating it unless opts.ReadOnly or
@@ -102,7 +109,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	a := &App{store: store, log: opts.Log, metrics: opts.Metrics, onReload: opts.OnReload, passwordCost: opts.PasswordCost}
+	a := &App{store: store, log: opts.Log, metrics: opts.Metrics, onReload: opts.OnReload, reloadLag: opts.ReloadLag, passwordCost: opts.PasswordCost}
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -153,6 +160,7 @@ func (a *App) reload(ctx context.Context) error {
 	a.guard.SetPolicy(p)
 	a.settings.Store(&s)
 	a.revision.Store(rev)
+	a.noteReload(time.Now())
 	if a.integrations == nil {
 		return nil // a read-only app runs no integration
 	}
@@ -187,7 +195,11 @@ func loadPolicy(ctx context.Context, store *models.Store) (*guard.Policy, tools.
 // Watch reloads whenever another process changes the configuration. It
 // returns when ctx ends.
 func (a *App) Watch(ctx context.Context) {
-	err := a.store.Watch(ctx, 250*time.Millisecond, func(rev int64) {
+	a.setWatching(true)
+	defer a.setWatching(false)
+	// From the revision in force, not the one read when watching starts:
+	// a change committed since Open's reload is then applied too.
+	err := a.store.WatchFrom(ctx, 250*time.Millisecond, a.revision.Load(), func(rev int64) {
 		if rev == a.revision.Load() {
 			return
 		}
@@ -195,6 +207,7 @@ func (a *App) Watch(ctx context.Context) {
 			a.log.Error("reload failed; the previous policy stays in force", "revision", rev, "err", err)
 			return
 		}
+		a.noteWatchedChange(ctx)
 		a.log.Info("policy reloaded", "revision", rev)
 	})
 	if err != nil && !errors.Is(err, context.Canceled) {

@@ -1,11 +1,14 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/outboundhq/outbound/models"
 )
 
 // Initialized is what Init found or made.
@@ -29,7 +32,10 @@ func Init(path string, getenv func(string) string) (Initialized, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	done := Initialized{Path: path, KeyFromEnv: strings.TrimSpace(getenv(secretKeyEnv)) != ""}
+	done := Initialized{Path: path, KeyFromEnv: strings.TrimSpace(getenv(secretKeyEnv)) != "" || strings.TrimSpace(getenv(secretKeyFileEnv)) != ""}
+	if models.IsPostgres(path) {
+		return initPostgres(path, getenv, done)
+	}
 	if path != "" { // models.Open explains an empty path
 		st, err := os.Stat(path)
 		switch {
@@ -60,5 +66,23 @@ func Init(path string, getenv func(string) string) (Initialized, error) {
 		}
 		done.KeyFile = KeyPath(path)
 	}
+	return done, nil
+}
+
+// initPostgres is Init for a PostgreSQL database, which the database's
+// administrator creates (CREATE DATABASE): Init creates the schema in it.
+// The key must be given (CONSOLE_SECRET_KEY or CONSOLE_SECRET_KEY_FILE),
+// since every replica needs the same one.
+func initPostgres(dsn string, getenv func(string) string, done Initialized) (Initialized, error) {
+	done.Path = models.DisplayName(dsn)
+	if _, err := OpenSecretBox(dsn, getenv); err != nil {
+		return done, err
+	}
+	ctx := context.Background()
+	st, err := models.Migrate(ctx, dsn)
+	if err != nil {
+		return done, &OpenError{Path: done.Path, Err: err}
+	}
+	done.Created = len(st.Applied) > 0 && strings.HasPrefix(st.Applied[0], "1:")
 	return done, nil
 }

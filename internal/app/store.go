@@ -35,12 +35,19 @@ const (
 type MissingDatabaseError struct{ Path string }
 
 func (e *MissingDatabaseError) Error() string {
+	if models.IsPostgres(e.Path) {
+		return "the PostgreSQL database " + e.Where() + " holds no Outbound schema yet"
+	}
 	return "there is no database at " + e.Where()
 }
 
 // Where is the path as given, followed by the absolute path in
-// parentheses when the two differ.
+// parentheses when the two differ (a PostgreSQL URL, without its password,
+// as it is).
 func (e *MissingDatabaseError) Where() string {
+	if models.IsPostgres(e.Path) {
+		return models.DisplayName(e.Path)
+	}
 	if abs, err := filepath.Abs(e.Path); err == nil && abs != e.Path {
 		return fmt.Sprintf("%s (%s)", e.Path, abs)
 	}
@@ -48,8 +55,25 @@ func (e *MissingDatabaseError) Where() string {
 }
 
 // OpenStore opens the database at path, refusing a missing file when mode
-// is MustExist.
+// is MustExist. A postgres:// URL opens that PostgreSQL database; there,
+// MustExist refuses a database that holds no Outbound schema yet, as it
+// refuses a missing SQLite file.
 func OpenStore(path string, mode DBMode) (*models.Store, error) {
+	if models.IsPostgres(path) {
+		open := models.Open
+		if mode == MustExist {
+			open = models.OpenExisting
+		}
+		store, err := open(path)
+		var ni *models.NotInitialisedError
+		switch {
+		case errors.As(err, &ni):
+			return nil, &MissingDatabaseError{Path: path}
+		case err != nil:
+			return nil, &OpenError{Path: models.DisplayName(path), Err: err}
+		}
+		return store, nil
+	}
 	if mode == MustExist && path != "" { // models.Open explains an empty path
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, &MissingDatabaseError{Path: path}

@@ -1,0 +1,83 @@
+// Package pgtest gives a test its own PostgreSQL schema, and decides
+// whether a test that needs PostgreSQL runs, skips or fails, the same way
+// in every package.
+//
+// A developer without PostgreSQL can still run `go test ./...`: those tests
+// skip, naming the variable to set. The project's test command starts a
+// throwaway cluster (scripts/pg-test-cluster.sh), sets DSNEnv to it and sets
+// RequiredEnv, so there a missing database fails instead: CI cannot go green
+// without the PostgreSQL half of the suite.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// DSNEnv holds the URL of a PostgreSQL database the tests may create
+// schemas in (scripts/test.sh sets it).
+const DSNEnv = "OUTBOUND_TEST_POSTGRES"
+
+// RequiredEnv turns a missing DSNEnv into a failure (scripts/test.sh sets it).
+const RequiredEnv = "OUTBOUND_POSTGRES_REQUIRED"
+
+// DSN returns the test database's URL, or skips (fails, under RequiredEnv)
+// t when there is none.
+func DSN(t testing.TB) string {
+	t.Helper()
+	dsn := os.Getenv(DSNEnv)
+	if dsn == "" {
+		if os.Getenv(RequiredEnv) != "" {
+			t.Fatalf("%s is empty but %s is set: the PostgreSQL tests must run; start a cluster with scripts/pg-test-cluster.sh", DSNEnv, RequiredEnv)
+		}
+		t.Skipf("PostgreSQL tests are skipped: set %s to a postgres:// URL (scripts/pg-test-cluster.sh starts one; set %s=1 to make this a failure)", DSNEnv, RequiredEnv)
+	}
+	return dsn
+}
+
+// Schema creates a schema of its own for t, dropped when t ends, and
+// returns a URL whose connections use it (search_path), so tests running
+// in parallel never see each other's tables.
+func Schema(t testing.TB) string {
+	t.Helper()
+	dsn := DSN(t)
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	name := "t_" + hex.EncodeToString(b[:])
+	exec(t, dsn, "CREATE SCHEMA "+name)
+	t.Cleanup(func() { exec(t, dsn, "DROP SCHEMA "+name+" CASCADE") })
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("%s: %v", DSNEnv, err)
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Exec runs one statement on the database dsn names.
+func Exec(t testing.TB, dsn, stmt string) { t.Helper(); exec(t, dsn, stmt) }
+
+func exec(t testing.TB, dsn, stmt string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", DSNEnv, err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, stmt); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+}

@@ -1,0 +1,75 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"gorm.io/gorm"
+)
+
+// Replicas on one PostgreSQL database learn of a configuration change by
+// LISTEN/NOTIFY: the change's transaction sends a notification on
+// notifyChannel, PostgreSQL delivers it to every listener when (and only
+// if) the transaction commits, and each replica's Watch then reads the
+// revision at once instead of at its next poll. The notification carries
+// nothing but the wake-up: the revision is read from the table, so a lost,
+// doubled or reordered notification can never load the wrong
+// configuration, only load it later (at the next poll).
+
+// notifyChannel is the channel configuration changes are announced on.
+const notifyChannel = "outbound_config"
+
+// listenRetry is how long listen waits before connecting again after its
+// connection was lost; polling covers the gap.
+const listenRetry = time.Second
+
+// notifyChange announces a change inside its transaction (PostgreSQL only;
+// SQLite processes poll).
+func (s *Store) notifyChange(tx *gorm.DB) error {
+	if s.engine != enginePostgres {
+		return nil
+	}
+	return tx.Exec("SELECT pg_notify(?, '')", notifyChannel).Error
+}
+
+// Listening reports whether Watch holds its LISTEN connection now: false on
+// SQLite, and on PostgreSQL while the connection is lost and polling alone
+// carries changes (health checks show it).
+func (s *Store) Listening() bool { return s.listening.Load() }
+
+// listen keeps a connection LISTENing on notifyChannel until ctx ends and
+// pokes wake on every notification, and once after each (re)connect, since
+// notifications sent while it was away are gone.
+func (s *Store) listen(ctx context.Context, wake chan<- struct{}) {
+	defer s.listening.Store(false)
+	poke := func() {
+		select {
+		case wake <- struct{}{}:
+		default: // a wake-up is already pending; one read covers both
+		}
+	}
+	for ctx.Err() == nil {
+		conn, err := pgx.Connect(ctx, s.dsn)
+		if err == nil {
+			if _, err = conn.Exec(ctx, "LISTEN "+notifyChannel); err == nil {
+				s.listening.Store(true)
+				poke()
+				for {
+					if _, err = conn.WaitForNotification(ctx); err != nil {
+						break
+					}
+					poke()
+				}
+			}
+			s.listening.Store(false)
+			closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+			_ = conn.Close(closeCtx)
+			cancel()
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(listenRetry):
+		}
+	}
+}

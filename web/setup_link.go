@@ -1,0 +1,37 @@
+package web
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// SetupLinks is where the one-time setup links of every replica are kept
+// (*models.Store): a load balancer may send the admin who opens the link
+// one replica printed to another.
+type SetupLinks interface {
+	AddSetupLink(ctx context.Context, hash string) error
+	SetupLinkExists(ctx context.Context, hash string) (bool, error)
+	DeleteSetupLinks(ctx context.Context) error
+}
+
+// NewSharedSetupToken returns a fresh setup token whose hash is stored in
+// links, so that every replica on the same database accepts it.
+func NewSharedSetupToken(ctx context.Context, links SetupLinks) (*SetupToken, error) {
+	t, err := NewSetupToken()
+	if err != nil {
+		return nil, err
+	}
+	if err := links.AddSetupLink(ctx, setupLinkHash(t.token)); err != nil {
+		return nil, err
+	}
+	t.links = links
+	return t, nil
+}
+
+// setupLinkHash is what the store keeps of a setup token: a copy of the
+// database does not hold a working link.
+func setupLinkHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
