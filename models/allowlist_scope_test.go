@@ -20,6 +20,10 @@ func TestAllowlistScopesMigrateTheOldUniqueIndex(t *testing.T) {
 	if err := s.w.Exec("CREATE UNIQUE INDEX idx_allowlist_entries_entry ON allowlist_entries(entry)").Error; err != nil {
 		t.Fatal(err)
 	}
+	// A database from before scopes: migration 6 has not run.
+	if err := s.w.Exec("DELETE FROM schema_migrations WHERE version >= 6").Error; err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.AddAllowlistEntries(ctx, AnyRevision, []AllowlistEntry{{Entry: "crm.intranet.corp", CreatedAt: time.Now()}}); err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func TestRefusalLogShowsBrowserConversations(t *testing.T) {
 	}
 	d := b.get("/refusals/" + strconv.FormatInt(f.ids["page-request"], 10))
 	if d.status != http.StatusOK || d.doc.Find(`[data-testid="detail-tool"]`).Text() != "browser_click" ||
-		d.doc.Find(`[data-testid="detail-agent"]`).Text() != "vendor-bot" || d.doc.Find(`[data-testid="detail-thread"]`).Text() != "mcp-session-1" ||
+		d.doc.Find(`[data-testid="detail-agent"]`).Text() != "vendor-bot" || strings.TrimSpace(d.doc.Find(`[data-testid="detail-thread"]`).Text()) != "mcp-session-1" ||
 		!strings.Contains(d.doc.Find(`[data-testid="detail-via"]`).Text(), "browser proxy") {
 		t.Fatalf("detail: %d %s", d.status, d.doc.Find("dl").Text())
 	}

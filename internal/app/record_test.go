@@ -518,6 +518,22 @@ func proxiedToo(c refusalCase, reason guard.Reason) refusalCase {
 // notThroughATool lists, per tool, the reasons it cannot give, and why.
 var notThroughATool = map[string]map[guard.Reason]string{
 	"*": {
+		// The browser tools and confirmation have their own end-to-end
+		// tests with a real Chromium and a scripted agent (tools'
+		// TestBrowserHiddenOrders, TestBrowserRefsAndTabs,
+		// TestBrowserSubmitNeedsConfirmation, and the confirm tests);
+		// this test drives fetch_url, take_screenshot, integrations and
+		// the proxy.
+		tools.ReasonOtherSite:            "a browser tool's navigation (tools' TestBrowserHiddenOrders)",
+		tools.ReasonStaleRef:             "a browser tool's input (tools' TestBrowserRefsAndTabs)",
+		tools.ReasonNoTab:                "a browser tool before browser_open (tools' TestBrowserRefsAndTabs)",
+		tools.ReasonTabsFull:             "the browser tools' tab limit (tools' TestBrowserRefsAndTabs)",
+		tools.ReasonUnconfirmed:          "a page's own write request in a browser tab (tools' TestBrowserSubmitNeedsConfirmation)",
+		tools.ReasonBrowserOff:           "the browser setting (tools' TestBrowserToolsFollowTheSetting)",
+		tools.ReasonNotAField:            "browser_type's target (tools' TestBrowserRefsAndTabs)",
+		tools.ReasonReadOnly:             "a side effect under browser = read_only (tools' confirm tests)",
+		tools.ReasonNeedsConfirmation:    "a side effect in a conversation that read the web (tools' confirm tests)",
+		tools.ReasonConfirmationDeclined: "a person's answer (tools' confirm tests)",
 		guard.ReasonConnectCheck: "the connect-time check refuses an address the decision did not check; with the guard's own resolver and dialer that cannot happen (it is the last line against a broken resolver; guard/netns_test.go drives it)",
 		tools.ReasonBrowserOwn:   "the screenshot browser's own requests are recorded under the caller browser, never a tool or the proxy; only Chromium's background services make them (tools' TestChromiumsOwnTrafficIsNeverTheAgents and TestPageHostsScreen drive it)",
 	},
@@ -664,7 +680,7 @@ func TestEveryRefusalIsOneRecord(t *testing.T) {
 
 			// One row per refused record, each marked as what it was.
 			if len(rows) != len(refused) {
-				t.Fatalf("%d refusal rows for %d refused records", len(rows), len(refused))
+				t.Fatalf("%d refusal rows for %d refused records: rows %+v\nrecords %+v", len(rows), len(refused), rows, refused)
 			}
 			var callRows, proxiedRows []models.Refusal
 			for _, row := range rows {
