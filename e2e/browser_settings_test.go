@@ -63,6 +63,19 @@ func TestAdminEnablesBrowserToolsInSettings(t *testing.T) {
 	gotoUntilCount(t, page, c.url+"/refusals?reason=needs_confirmation", row, 1)
 	see(t, page, row+` [data-testid="refusal-tool"]`, "call_integration")
 	see(t, page, row, "vendor-bot")
+
+	// A browser tool, now offered, refuses the metadata address like
+	// every tool, and the refusal log shows it under the browser tool.
+	waitForTool(t, c.url, "browser_open")
+	var opened fetchAnswer
+	c.callTool(token, "browser_open", map[string]string{"url": "http://169.254.169.254/latest/meta-data/", "thread": "T-8"}, &opened)
+	if opened.OK || opened.Error == nil || opened.Error.Reason != "metadata" {
+		t.Fatalf("browser_open of the metadata address: %+v", opened)
+	}
+	gotoUntilCount(t, page, c.url+"/refusals?tool=browser_open", row, 1)
+	see(t, page, row+` [data-testid="refusal-tool"]`, "browser_open")
+	see(t, page, row, "vendor-bot")
+	see(t, page, row, "169.254.169.254")
 }
 
 // waitForTool waits until the running console serves tool: a change made

@@ -48,13 +48,21 @@ func runTool(ctx context.Context, e env, args []string) error {
 	}
 	defer a.Close()
 	deps := tools.Deps{Guard: a.Guard(), Settings: a.Settings, Integrations: a.Integrations()}
-	if name == tools.TakeScreenshotName {
+	if name == tools.TakeScreenshotName || tools.IsBrowserTool(name) {
 		shots, stop, err := a.Screenshots()
 		if err != nil {
 			return err
 		}
 		defer stop()
 		deps.Shots = shots
+		if tools.IsBrowserTool(name) {
+			// One command is one call: its tab lives as long as the
+			// process, so browser_open reads a page, and the other
+			// browser tools answer that no page is open in this call.
+			tabs := tools.NewTabs(shots, a.Settings)
+			defer tabs.Close()
+			deps.Browser = tabs
+		}
 	}
 	reg := tools.Builtin(deps)
 	ctx = tools.WithConfirmer(ctx, terminalConfirmer(e.stdin, e.stderr, isTerminal(e.stdin)))
