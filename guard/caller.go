@@ -14,6 +14,14 @@ type Caller struct {
 	// (one integration of call_integration): a Scope may name it instead
 	// of the tool.
 	Service string `json:"service,omitempty"`
+	// PublicOnly decides as if the default scope were PUBLIC WEB: the
+	// entries admins listed still admit what they name (an internal host
+	// stays reachable), but the list narrows nothing, and scoped and
+	// report-only entries do not apply. It is for a person reading a page
+	// through the server (a safe preview of a host agents are not allowed
+	// to read yet), never for agents: every other check, the
+	// internal-address floor first, still applies.
+	PublicOnly bool `json:"public_only,omitempty"`
 }
 
 type callerKey struct{}

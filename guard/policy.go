@@ -131,6 +131,9 @@ func (p *Policy) RulesFor(c Caller) []Rule {
 
 // viewFor is the view c is decided by.
 func (p *Policy) viewFor(c Caller) *view {
+	if c.PublicOnly {
+		return &view{lists: [2]*Allowlist{p.base.lists[0], nil}}
+	}
 	if p.scopes == nil {
 		return p.base
 	}

@@ -238,3 +238,32 @@ func TestServiceViewsAreBuiltOnceUnderConcurrency(t *testing.T) {
 		t.Fatalf("ReachOf(crm) = %+v", got)
 	}
 }
+
+// A PublicOnly caller (a person's safe preview) is not narrowed by the
+// allowlist, still reaches the hosts entries name, and never reaches an
+// internal address no literal entry names.
+func TestPublicOnlyCallerIsNotNarrowed(t *testing.T) {
+	r := newResolver("status.vendor.example", []string{"93.184.216.34"}, "docs.example", []string{"93.184.216.35"},
+		"wiki.intranet.corp", []string{"10.0.0.5"}, "crm.intranet.corp", []string{"10.0.0.6"})
+	p := mustPolicy(t, DefaultSettings(), "docs.example", "crm.intranet.corp", "*.intranet.corp")
+	agent := as("bot", "fetch_url")
+	person := WithCaller(context.Background(), Caller{Tool: "fetch_url", Agent: "console:ada", PublicOnly: true})
+	for _, c := range []struct {
+		url           string
+		agent, person bool
+	}{
+		{"https://status.vendor.example/", false, true},
+		{"https://docs.example/", true, true},
+		{"https://crm.intranet.corp/", true, true},
+		{"https://wiki.intranet.corp/", false, false}, // a wildcard never reaches a private address
+		{"http://169.254.169.254/", false, false},
+		{"http://127.0.0.1:8080/", false, false},
+	} {
+		if d := p.Decide(agent, r, c.url); d.Allowed != c.agent {
+			t.Errorf("agent %s: allowed=%v (%s), want %v", c.url, d.Allowed, d.Reason, c.agent)
+		}
+		if d := p.Decide(person, r, c.url); d.Allowed != c.person {
+			t.Errorf("person %s: allowed=%v (%s), want %v", c.url, d.Allowed, d.Reason, c.person)
+		}
+	}
+}

@@ -15,6 +15,9 @@ type Turn struct {
 	Trigger string
 	// Ticket is the help-desk ticket the call serves, when the agent says.
 	Ticket string
+	// PublicOnly decides as guard.Caller.PublicOnly: set by the console's
+	// safe preview for a person, never from anything an agent sends.
+	PublicOnly bool
 }
 
 // turnBudget counts the distinct pages each turn has read. Its map is an

@@ -4,9 +4,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -33,8 +35,11 @@ type harness struct {
 	store    *models.Store
 	guard    *guard.Guard
 	resolver *guardtest.Resolver
-	reloads  atomic.Int32
-	setup    *SetupToken
+	// dialer routes public-looking addresses to loopback servers and
+	// refuses the rest: no test reaches past the machine.
+	dialer  *guardtest.Dialer
+	reloads atomic.Int32
+	setup   *SetupToken
 }
 
 const testPassword = "correct horse battery"
@@ -59,9 +64,9 @@ const testSecretKey = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
 // another harness may share (replicas).
 func newHarnessOn(t *testing.T, target string, more func(*Deps)) *harness {
 	t.Helper()
-	h := &harness{t: t, resolver: guardtest.NewResolver()}
+	h := &harness{t: t, resolver: guardtest.NewResolver(), dialer: guardtest.NewDialer()}
 	a, err := app.Open(context.Background(), target, app.Options{
-		Resolver: h.resolver, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Resolver: h.resolver, Dial: h.dial, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Getenv: func(k string) string {
 			if k == "CONSOLE_SECRET_KEY" && models.IsPostgres(target) {
 				return testSecretKey
@@ -200,4 +205,17 @@ func (b *browser) postRaw(path string, form url.Values) *http.Response {
 func (b *browser) post(path string, form url.Values) page {
 	b.h.t.Helper()
 	return readPage(b.h.t, b.postForm(path, form))
+}
+
+// dial connects loopback addresses (the tests' own servers, reached
+// through literal entries) and hands every other address to the routing
+// test dialer, which refuses what it has no route for.
+func (h *harness) dial(ctx context.Context, network, address string) (net.Conn, error) {
+	if host, _, err := net.SplitHostPort(address); err == nil {
+		if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
+			var d net.Dialer
+			return d.DialContext(ctx, network, address)
+		}
+	}
+	return h.dialer.Dial(ctx, network, address)
 }

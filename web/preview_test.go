@@ -12,6 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
@@ -112,13 +113,12 @@ func TestPreviewShowsTextUnderAStrictPolicyAndIsAudited(t *testing.T) {
 func TestPreviewOfARefusedURLShowsTheRefusalAndReadsNothing(t *testing.T) {
 	h := previewHarness(t)
 	site, hits := canarySite(t)
-	h.resolver.Answer("elsewhere.example", "93.184.216.34")
 	ada := h.signedIn("ada", models.RoleAdmin)
 	addEntries(t, ada, "docs.example", "")
 
-	// Not on the allowlist; and a loopback site, refused as internal.
+	// A loopback site, refused as internal; the metadata address.
 	for _, c := range []struct{ url, reason string }{
-		{"https://elsewhere.example/", "not_allowlisted"},
+		{"http://169.254.169.254/latest/meta-data/", "metadata"},
 		{site.URL + "/", "internal_address"},
 	} {
 		p := ada.post("/preview", url.Values{"url": {c.url}, "_csrf": {ada.csrf("/preview")}})
@@ -135,11 +135,11 @@ func TestPreviewOfARefusedURLShowsTheRefusalAndReadsNothing(t *testing.T) {
 			t.Errorf("%s: CSP = %q", c.url, got)
 		}
 	}
-	if hits.Load() != 0 {
-		t.Fatalf("a refused preview reached the site %d times", hits.Load())
+	if hits.Load() != 0 || len(h.dialer.Dials()) != 0 {
+		t.Fatalf("a refused preview reached the site %d times, dialled %v", hits.Load(), h.dialer.Dials())
 	}
 	audits := auditOf(t, h, app.ActionPreview)
-	if len(audits) != 2 || audits[1].After != "refused: forbidden (not_allowlisted)" || audits[0].After != "refused: forbidden (internal_address)" {
+	if len(audits) != 2 || audits[1].After != "refused: forbidden (metadata)" || audits[0].After != "refused: forbidden (internal_address)" {
 		t.Fatalf("audit = %+v", audits)
 	}
 	// Like any call, a refused preview is one refusal row, under the
@@ -160,6 +160,33 @@ func TestPreviewOfARefusedURLShowsTheRefusalAndReadsNothing(t *testing.T) {
 			t.Fatalf("%d refusal rows for the previews, want 2", len(rows))
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Preview safely is offered for a public host refused only by the
+// allowlist, so it must read that host: the allowlist narrows agents,
+// not a person's preview. Agents stay refused.
+func TestPreviewReadsAPublicHostTheAllowlistRefusesAgents(t *testing.T) {
+	h := previewHarness(t)
+	site, hits := canarySite(t)
+	h.resolver.Answer("status.vendor.example", "93.184.216.34")
+	h.dialer.Route("93.184.216.34:80", strings.TrimPrefix(site.URL, "http://"))
+	ada := h.signedIn("ada", models.RoleAdmin)
+	addEntries(t, ada, "docs.example", "")
+	if d := h.guard.Precheck("http://status.vendor.example/"); d.Allowed || d.Reason != guard.ReasonNotAllowlisted {
+		t.Fatalf("agents' decision = %+v, want not_allowlisted", d)
+	}
+
+	p := ada.post("/preview", url.Values{"url": {"http://status.vendor.example/"}, "_csrf": {ada.csrf("/preview")}})
+	if p.status != http.StatusOK || p.doc.Find(`[data-testid="preview-refusal"]`).Length() != 0 ||
+		!strings.Contains(p.doc.Find(`[data-testid="preview-text"]`).Text(), "All systems operational") {
+		t.Fatalf("preview of a host only the allowlist refuses: %d %s", p.status, p.doc.Find("main").Text())
+	}
+	if hits.Load() != 1 {
+		t.Fatalf("the site was read %d times, want once", hits.Load())
+	}
+	if audits := auditOf(t, h, app.ActionPreview); len(audits) != 1 || audits[0].After != "read" {
+		t.Fatalf("audit = %+v", audits)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -62,6 +63,9 @@ type App struct {
 type Options struct {
 	// Resolver replaces the system resolver (tests inject one).
 	Resolver guard.Resolver
+	// Dial replaces the network for the guard's connections (tests route
+	// public-looking addresses to loopback servers with it).
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 	// Metrics counts every decision record (web.Metrics); nil counts none.
 	Metrics guard.Recorder
 	// Log receives the one line per decision and the app's own events.
@@ -116,7 +120,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
 	a.decisions = models.NewDecisionWriter(store, models.RefusalWriterOptions{})
 	a.would = models.NewWouldRefusalWriter(store, models.RefusalWriterOptions{})
-	a.guard = guard.New(guard.Options{Wording: ConsoleWording, Resolver: opts.Resolver, Recorder: guard.RecorderFunc(a.record)})
+	a.guard = guard.New(guard.Options{Wording: ConsoleWording, Resolver: opts.Resolver, Dial: opts.Dial, Recorder: guard.RecorderFunc(a.record)})
 	if !opts.ReadOnly {
 		if a.secrets, err = OpenSecretBox(dbPath, opts.Getenv); err != nil {
 			a.Close()

@@ -111,8 +111,11 @@ func (p *Previews) Preview(ctx context.Context, req PreviewRequest) (Preview, er
 	if problems := previewProblems(req); len(problems) > 0 {
 		return Preview{}, problems
 	}
+	// A person previews a link agents may not read yet: the allowlist
+	// admits what it lists but narrows nothing (PublicOnly); the
+	// internal-address floor and every other check apply as for agents.
 	turn := tools.Turn{Agent: PreviewAgent(req.Actor), Thread: PreviewThread,
-		Trigger: "preview " + strconv.FormatInt(p.seq.Add(1), 10) + " by " + req.Actor, Ticket: req.Ticket}
+		Trigger: "preview " + strconv.FormatInt(p.seq.Add(1), 10) + " by " + req.Actor, Ticket: req.Ticket, PublicOnly: true}
 	out := Preview{URL: req.URL, Ticket: req.Ticket, Agent: turn.Agent}
 	args, _ := json.Marshal(map[string]string{"url": req.URL})
 	res, err := p.reg.Call(ctx, tools.Call{Tool: tools.FetchURLName, Turn: turn, Args: args, From: "input"})
