@@ -42,6 +42,9 @@ var comparePassword = bcrypt.CompareHashAndPassword
 type SetupToken struct {
 	mu    sync.Mutex
 	token string
+	// spent is the token once it was used, so a second visit of the link
+	// is told "already used, sign in" rather than "not found".
+	spent string
 }
 
 // NewSetupToken returns a fresh setup token.
@@ -68,9 +71,23 @@ func (t *SetupToken) matches(v string) bool {
 	return tok != "" && subtle.ConstantTimeCompare([]byte(v), []byte(tok)) == 1
 }
 
+// wasUsed reports whether v is the token that was used up.
+func (t *SetupToken) wasUsed(v string) bool {
+	if t == nil {
+		return false
+	}
+	t.mu.Lock()
+	spent := t.spent
+	t.mu.Unlock()
+	return spent != "" && subtle.ConstantTimeCompare([]byte(v), []byte(spent)) == 1
+}
+
 func (t *SetupToken) use() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.token != "" {
+		t.spent = t.token
+	}
 	t.token = ""
 }
 
@@ -78,7 +95,24 @@ func (s *Server) loginPage(c echo.Context) error {
 	if userOf(c) != nil {
 		return redirect(c, safeNext(c.QueryParam("next")))
 	}
-	return render(c, http.StatusOK, views.Login(views.LoginForm{CSRF: csrfToken(c), Next: c.QueryParam("next")}))
+	return render(c, http.StatusOK, views.Login(views.LoginForm{CSRF: csrfToken(c), Next: c.QueryParam("next"), NeedsSetup: s.needsSetup(c)}))
+}
+
+// needsSetup reports whether no user exists yet, so the sign-in page says
+// how to create the first admin. A store error counts as "users exist":
+// the page then shows the plain form.
+func (s *Server) needsSetup(c echo.Context) bool {
+	n, err := s.d.Identity.CountUsers(c.Request().Context())
+	return err == nil && n == 0
+}
+
+// setupLinkUnusable answers a setup request whose token does not match:
+// the used-up link says so and points at sign-in; any other is not found.
+func (s *Server) setupLinkUnusable(c echo.Context, token string) error {
+	if s.d.Setup.wasUsed(token) {
+		return render(c, http.StatusGone, views.SetupUsed())
+	}
+	return echo.NewHTTPError(http.StatusNotFound)
 }
 
 func (s *Server) login(c echo.Context) error {
@@ -100,7 +134,7 @@ func (s *Server) login(c echo.Context) error {
 	}
 	if comparePassword(hash, []byte(password)) != nil || err != nil {
 		return render(c, http.StatusUnauthorized, views.Login(views.LoginForm{CSRF: csrfToken(c), Name: name, Next: next,
-			Error: "The name or password is wrong. Check both and try again."}))
+			Error: "The name or password is wrong. Check both and try again.", NeedsSetup: s.needsSetup(c)}))
 	}
 	attempt.credit()
 	if err := s.startSession(c, u.ID); err != nil {
@@ -147,7 +181,7 @@ func (s *Server) logout(c echo.Context) error {
 
 func (s *Server) setupPage(c echo.Context) error {
 	if !s.d.Setup.matches(c.QueryParam("token")) {
-		return echo.NewHTTPError(http.StatusNotFound)
+		return s.setupLinkUnusable(c, c.QueryParam("token"))
 	}
 	// A user added from the command line (a support user, say) ends
 	// first-run setup: CreateFirstAdmin would refuse, so the form is not
@@ -161,7 +195,10 @@ func (s *Server) setupPage(c echo.Context) error {
 func (s *Server) setup(c echo.Context) error {
 	token := c.FormValue("token")
 	if !s.d.Setup.matches(token) {
-		return echo.NewHTTPError(http.StatusNotFound, "This setup link was already used or is wrong. Sign in, or create an admin with `console user add --role admin NAME`.")
+		if s.d.Setup.wasUsed(token) {
+			return render(c, http.StatusGone, views.SetupUsed())
+		}
+		return echo.NewHTTPError(http.StatusNotFound, "This setup link is wrong. Sign in, or create an admin with `console user add --role admin NAME`.")
 	}
 	if done, err := s.usersExist(c); err != nil || done {
 		if done {
