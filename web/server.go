@@ -88,6 +88,8 @@ type Server struct {
 	d        Deps
 	throttle *loginThrottle
 	hosts    *hostCheck
+	// tokenViews hold new agent tokens for their one view (agents_token_view.go).
+	tokenViews *tokenViews
 }
 
 // New builds the console: its middleware and, in this one function, every
@@ -104,7 +106,7 @@ func New(d Deps) *Server {
 	// Client addresses from headers would let anyone dodge the sign-in
 	// throttle by inventing one, so only a trusted proxy's count.
 	e.IPExtractor = clientIP(d.TrustedProxies)
-	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now), hosts: newHostCheck(d.Listen, d.AllowedHosts, d.PublicURL)}
+	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now), hosts: newHostCheck(d.Listen, d.AllowedHosts, d.PublicURL), tokenViews: newTokenViews()}
 	e.HTTPErrorHandler = s.handleError
 
 	e.Use(middleware.Recover())
@@ -173,6 +175,7 @@ func New(d Deps) *Server {
 
 	admin.GET("/agents", s.agentsPage)
 	admin.POST("/agents", s.createToken)
+	admin.GET("/agents/new/:view", s.newTokenPage)
 	admin.POST("/agents/revoke", s.revokeToken)
 
 	admin.GET("/users", s.usersPage)
