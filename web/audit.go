@@ -16,6 +16,9 @@ const auditPageSize = 50
 // (?before=ID), so a page stays correct while new changes arrive and
 // costs the same however deep it is.
 func (s *Server) auditPage(c echo.Context) error {
+	if done, err := redirectEmptyParams(c); done {
+		return err
+	}
 	var before int64
 	if v := c.QueryParam("before"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)

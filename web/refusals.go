@@ -26,6 +26,9 @@ import (
 const topHostsShown = 5
 
 func (s *Server) refusalLog(c echo.Context) error {
+	if done, err := redirectEmptyParams(c); done {
+		return err
+	}
 	ctx := c.Request().Context()
 	in := c.QueryParams()
 	f := parseRefusalFilter(in)

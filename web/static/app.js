@@ -18,6 +18,20 @@
     marker.value = "yes";
     form.appendChild(marker);
   });
+  // Filter forms marked data-drop-empty leave their empty fields out of
+  // the link (the server would redirect to the same view without them).
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!form.hasAttribute("data-drop-empty") || ev.defaultPrevented) return;
+    var emptied = Array.prototype.filter.call(form.elements, function (el) {
+      return el.name && !el.disabled && typeof el.value === "string" && el.value.trim() === "";
+    });
+    emptied.forEach(function (el) { el.disabled = true; });
+    // A page restored from the back/forward cache gets its fields back.
+    window.addEventListener("pageshow", function () {
+      emptied.forEach(function (el) { el.disabled = false; });
+    }, { once: true });
+  });
   // Renaming an integration: show the warning (and its confirm box) as
   // soon as the name differs from the stored one, not only after a save.
   document.addEventListener("input", function (ev) {
