@@ -32,6 +32,33 @@
       emptied.forEach(function (el) { el.disabled = false; });
     }, { once: true });
   });
+  // "Add another parameter" adds an empty row in place: a copy of the
+  // last row with the next index, and the row count the server reads.
+  document.addEventListener("click", function (ev) {
+    var btn = ev.target.closest("[data-add-row]");
+    if (!btn) return;
+    var kind = btn.getAttribute("data-add-row");
+    var box = btn.closest("fieldset");
+    var count = box && box.querySelector('input[name="' + kind + '_rows"]');
+    var rows = box ? box.querySelectorAll('[data-testid="' + kind + '-row"]') : [];
+    if (!count || rows.length === 0) return;
+    ev.preventDefault();
+    var n = parseInt(count.value, 10) || rows.length;
+    var last = rows[rows.length - 1];
+    var row = last.cloneNode(true);
+    row.classList.add("row-blank");
+    row.querySelectorAll("input, select").forEach(function (el) {
+      el.name = el.name.replace(/_\d+$/, "_" + n);
+      el.removeAttribute("autofocus");
+      if (el.type === "checkbox") el.checked = false;
+      else if (el.tagName === "SELECT") el.selectedIndex = 0;
+      else el.value = "";
+    });
+    last.parentNode.insertBefore(row, last.nextSibling);
+    count.value = String(n + 1);
+    var first = row.querySelector("input");
+    if (first) first.focus();
+  });
   // Renaming an integration: show the warning (and its confirm box) as
   // soon as the name differs from the stored one, not only after a save.
   document.addEventListener("input", function (ev) {
