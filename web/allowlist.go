@@ -88,6 +88,7 @@ func (s *Server) integrationsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	applySearch(&p.Card, c.QueryParam("q"))
 	return s.renderEgress(c, http.StatusOK, p)
 }
 

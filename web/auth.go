@@ -102,6 +102,9 @@ func (s *Server) loginPage(c echo.Context) error {
 // how to create the first admin. A store error counts as "users exist":
 // the page then shows the plain form.
 func (s *Server) needsSetup(c echo.Context) bool {
+	if s.d.Identity == nil {
+		return false
+	}
 	n, err := s.d.Identity.CountUsers(c.Request().Context())
 	return err == nil && n == 0
 }

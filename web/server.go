@@ -159,6 +159,9 @@ func New(d Deps) *Server {
 	admin.GET("/integrations/allow", s.allowFromRefusal)
 	admin.POST("/integrations/allowlist", s.addAllowlist)
 	admin.POST("/integrations/allowlist/remove", s.removeAllowlist)
+	admin.POST("/integrations/allowlist/remove-selected", s.removeSelected)
+	admin.GET("/integrations/allowlist/note", s.noteForm)
+	admin.POST("/integrations/allowlist/note", s.saveNote)
 
 	signed.GET("/integrations/http", s.integrationList)
 	admin.GET("/integrations/http/new", s.integrationNew)

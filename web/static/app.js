@@ -59,6 +59,20 @@
     var first = row.querySelector("input");
     if (first) first.focus();
   });
+  // A search box marked data-filter-rows hides, as the admin types, the
+  // rows (data-testid) whose data-entry does not contain the text; a
+  // hidden row's checkbox is cleared so it is never removed unseen.
+  document.addEventListener("input", function (ev) {
+    var box = ev.target;
+    var kind = box.getAttribute && box.getAttribute("data-filter-rows");
+    if (!kind) return;
+    var needle = box.value.trim().toLowerCase();
+    document.querySelectorAll('[data-testid="' + kind + '"]').forEach(function (row) {
+      var hide = needle !== "" && (row.getAttribute("data-entry") || "").toLowerCase().indexOf(needle) < 0;
+      row.hidden = hide;
+      if (hide) row.querySelectorAll('input[type="checkbox"]').forEach(function (c) { c.checked = false; });
+    });
+  });
   // Renaming an integration: show the warning (and its confirm box) as
   // soon as the name differs from the stored one, not only after a save.
   document.addEventListener("input", function (ev) {
