@@ -97,6 +97,7 @@ func (s *Server) refusalLog(c echo.Context) error {
 		vm.FirstHref = f.href("/refusals")
 	}
 	back := f.applied.Encode()
+	vm.Back = back
 	vm.Rows = make([]views.RefusalRow, len(rows))
 	for i, r := range rows {
 		v := app.LoggedRefusalOf(r)

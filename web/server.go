@@ -175,6 +175,7 @@ func New(d Deps) *Server {
 	signed.GET("/refusals.csv", s.refusalCSV)
 	signed.GET("/refusals/:id", s.refusalDetail)
 	signed.POST("/refusals/:id/review", s.reviewRefusal)
+	signed.POST("/refusals/review", s.reviewSelected)
 
 	admin.GET("/agents", s.agentsPage)
 	admin.POST("/agents", s.createToken)
