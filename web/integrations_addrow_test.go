@@ -28,6 +28,11 @@ func TestEmptyParameterRowsLookEmpty(t *testing.T) {
 	h := newHarness(t)
 	ada := h.signedIn("ada", models.RoleAdmin)
 	p := ada.get("/integrations/http/new")
+	// Enter in a field submits with the form's first submit button: it
+	// must save, not add a row.
+	if first := p.doc.Find(`[data-testid="integration-form"] button[type="submit"]`).First(); first.AttrOr("name", "") != "" {
+		t.Errorf("the form's default button is %q (name %q): Enter would not save", first.Text(), first.AttrOr("name", ""))
+	}
 	rows := p.doc.Find(`[data-testid="param-row"]`)
 	if rows.Length() != blankParamRows {
 		t.Fatalf("%d parameter rows, want %d blank", rows.Length(), blankParamRows)
