@@ -94,7 +94,7 @@ func refusalBulkReview(csrf, back string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</select></label> <label>Comment <span class=\"help\">optional</span> <input name=\"comment\" autocomplete=\"off\"></label> <button type=\"submit\">Review selected</button></form>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</select></label> <label>Comment (optional) <input name=\"comment\" autocomplete=\"off\"></label> <button type=\"submit\">Review selected</button></form>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

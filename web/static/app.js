@@ -73,6 +73,11 @@
       if (hide) row.querySelectorAll('input[type="checkbox"]').forEach(function (c) { c.checked = false; });
     });
   });
+  // A blank parameter row stops looking blank once something is typed.
+  document.addEventListener("input", function (ev) {
+    var row = ev.target.closest && ev.target.closest(".row-blank");
+    if (row) row.classList.remove("row-blank");
+  });
   // Renaming an integration: show the warning (and its confirm box) as
   // soon as the name differs from the stored one, not only after a save.
   document.addEventListener("input", function (ev) {
