@@ -145,7 +145,7 @@ func TestRoughEdgesInTheBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := page.Locator(`[data-testid="refusal-bulk"] select[name="status"]`).SelectOption(playwright.SelectOptionValues{Values: &[]string{"needs_access"}}); err != nil {
+		if _, err := page.Locator(`[data-testid="refusal-bulk"] select[name="verdict"]`).SelectOption(playwright.SelectOptionValues{Values: &[]string{"needs_access"}}); err != nil {
 			t.Fatal(err)
 		}
 		shot("refusals-bulk")

@@ -31,7 +31,7 @@ func (s *Server) reviewSelected(c echo.Context) error {
 		}
 		ids = append(ids, id)
 	}
-	status := strings.TrimSpace(c.FormValue("status"))
+	status := strings.TrimSpace(c.FormValue("verdict"))
 	comment := strings.TrimSpace(strings.ReplaceAll(c.FormValue("comment"), "\r\n", "\n"))
 	back := backQuery(c.FormValue("back"))
 	st := models.ReviewStatus(status)

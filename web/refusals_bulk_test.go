@@ -36,18 +36,18 @@ func TestRefusalLogBulkReview(t *testing.T) {
 		t.Fatalf("no verdict: %d\n%s", p.status, p.body)
 	}
 	// Nothing ticked.
-	if p := sam.post("/refusals/review", url.Values{"status": {"expected"}, "back": {back}}); p.status != http.StatusUnprocessableEntity || p.doc.Find(`[data-testid="bulk-error-refusals"]`).Length() != 1 {
+	if p := sam.post("/refusals/review", url.Values{"verdict": {"expected"}, "back": {back}}); p.status != http.StatusUnprocessableEntity || p.doc.Find(`[data-testid="bulk-error-refusals"]`).Length() != 1 {
 		t.Errorf("no selection: %d", p.status)
 	}
 	// One unknown ID: nothing saved.
-	if p := sam.post("/refusals/review", url.Values{"id": {ids[0], "99999"}, "status": {"expected"}}); p.status != http.StatusNotFound {
+	if p := sam.post("/refusals/review", url.Values{"id": {ids[0], "99999"}, "verdict": {"expected"}}); p.status != http.StatusNotFound {
 		t.Errorf("unknown refusal: %d", p.status)
 	}
 	if r, _ := h.store.RefusalByID(context.Background(), f.ids["metadata"]); r.Status != models.StatusUnreviewed {
 		t.Fatal("a refused bulk review saved something")
 	}
 
-	resp := sam.postForm("/refusals/review", url.Values{"id": ids, "status": {"expected"}, "comment": {"OPS-9"}, "back": {back}})
+	resp := sam.postForm("/refusals/review", url.Values{"id": ids, "verdict": {"expected"}, "comment": {"OPS-9"}, "back": {back}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/refusals?agent=triage" {
 		t.Fatalf("bulk review: %d %q", resp.StatusCode, resp.Header.Get("Location"))
