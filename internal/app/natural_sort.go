@@ -1,6 +1,9 @@
 package app
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // NaturalCompare orders texts as people read them: runs of digits compare
 // by their value, so host2 comes before host10 (a plain string order puts
@@ -19,7 +22,7 @@ func NaturalCompare(a, b string) int {
 			}
 			na, nb := strings.TrimLeft(a[si:i], "0"), strings.TrimLeft(b[sj:j], "0")
 			if len(na) != len(nb) {
-				return cmpInt(len(na), len(nb))
+				return cmp.Compare(len(na), len(nb))
 			}
 			if c := strings.Compare(na, nb); c != 0 {
 				return c
@@ -27,25 +30,15 @@ func NaturalCompare(a, b string) int {
 			continue
 		}
 		if a[i] != b[j] {
-			return cmpInt(int(a[i]), int(b[j]))
+			return cmp.Compare(int(a[i]), int(b[j]))
 		}
 		i++
 		j++
 	}
-	if c := cmpInt(len(a)-i, len(b)-j); c != 0 {
+	if c := cmp.Compare(len(a)-i, len(b)-j); c != 0 {
 		return c
 	}
 	return strings.Compare(a, b)
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
