@@ -16,11 +16,12 @@ func TestFirstRunSetupSignInAndSignOut(t *testing.T) {
 	c.setupAdmin(page, "ada")
 	see(t, page, ".rail .who-name", "ada")
 
-	// The setup link works once.
+	// The setup link works once; opened again it says so and leads to sign-in.
 	resp := mustGoto(t, page, c.setup)
-	if resp.Status() != http.StatusNotFound {
+	if resp.Status() != http.StatusGone {
 		t.Fatalf("the used setup link answered %d", resp.Status())
 	}
+	see(t, page, `[data-testid="setup-used"]`, "Sign in")
 
 	mustGoto(t, page, c.url+"/integrations")
 	click(t, page, `.rail-foot button[type="submit"]`)

@@ -46,7 +46,7 @@ func createOrderIntegration(t *testing.T, page playwright.Page, base string) {
 		t.Fatal(err)
 	}
 	fill(t, page, form+`input[name="param_desc_0"]`, "The order number, e.g. A-1042")
-	click(t, page, form+`button[type="submit"]`)
+	click(t, page, form+`button.primary[type="submit"]`)
 	if err := expect.Page(page).ToHaveURL(regexp.MustCompile(`/integrations/http/lookup_order$`)); err != nil {
 		t.Fatalf("creating the integration: %v", err)
 	}

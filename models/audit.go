@@ -55,21 +55,5 @@ func writeAudit(tx *gorm.DB, records []Audit) error {
 // ListAudit returns up to limit records older than beforeID (0: newest),
 // newest first, and the cursor of the next page (0 when there is none).
 func (s *Store) ListAudit(ctx context.Context, beforeID int64, limit int) ([]Audit, int64, error) {
-	if limit <= 0 || limit > 500 {
-		limit = 100
-	}
-	q := s.r.WithContext(ctx).Order("id DESC").Limit(limit + 1)
-	if beforeID > 0 {
-		q = q.Where("id < ?", beforeID)
-	}
-	var out []Audit
-	if err := q.Find(&out).Error; err != nil {
-		return nil, 0, err
-	}
-	var next int64
-	if len(out) > limit {
-		out = out[:limit]
-		next = out[limit-1].ID
-	}
-	return out, next, nil
+	return s.ListAuditWhere(ctx, AuditQuery{BeforeID: beforeID, Limit: limit})
 }

@@ -156,22 +156,5 @@ func (s *Store) RefusalByID(ctx context.Context, id int64) (Refusal, error) {
 // in one transaction. Setting StatusUnreviewed clears the reviewer and
 // review time but keeps the comment.
 func (s *Store) ReviewRefusal(ctx context.Context, id int64, status ReviewStatus, comment, by string, audit ...Audit) error {
-	if err := status.check(); err != nil {
-		return err
-	}
-	updates := map[string]any{"status": status, "comment": comment, "reviewed_by": by, "reviewed_at": time.Now().UTC()}
-	if status == StatusUnreviewed {
-		updates["reviewed_by"] = ""
-		updates["reviewed_at"] = nil
-	}
-	return s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&Refusal{}).Where("id = ?", id).Updates(updates)
-		if res.Error != nil {
-			return fmt.Errorf("models: reviewing refusal %d: %w", id, res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return &NotFoundError{Kind: "refusal", Value: strconv.FormatInt(id, 10)}
-		}
-		return writeAudit(tx, audit)
-	})
+	return s.ReviewRefusals(ctx, []int64{id}, status, comment, by, audit...)
 }

@@ -43,9 +43,9 @@ func (s *Server) renderAgents(c echo.Context, status int, name, problem string) 
 	return render(c, status, views.Agents(s.shell(c, "Agents", "agents"), views.AgentsPage{Tokens: rows, Name: name, Error: problem}))
 }
 
-// createToken mints a token and shows it on the response itself: no
-// redirect, so the secret never sits in a URL, a flash cookie or the
-// browser's cache, and a reload cannot show it again.
+// createToken mints a token and redirects to its one-time view
+// (agents_token_view.go): the secret stays out of URLs, cookies and
+// caches, and reloading the page that shows it submits nothing again.
 func (s *Server) createToken(c echo.Context) error {
 	name := strings.TrimSpace(c.FormValue("name"))
 	token, err := s.d.Identity.CreateToken(c.Request().Context(), userOf(c).Name, name)
@@ -58,11 +58,11 @@ func (s *Server) createToken(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	c.Response().Header().Set("Cache-Control", "no-store")
-	base := c.Scheme() + "://" + c.Request().Host
-	return render(c, http.StatusCreated, views.AgentToken(s.shell(c, "Token for "+name, "agents"), views.AgentNewToken{
-		Name: name, Token: token, MCPURL: base + "/mcp", APIURL: base + "/api/v1/tools/fetch_url",
-	}))
+	view, err := s.tokenViews.park(s.d.Now(), userOf(c).sessionID, name, token, c.Scheme()+"://"+c.Request().Host)
+	if err != nil {
+		return err
+	}
+	return redirect(c, "/agents/new/"+view)
 }
 
 func (s *Server) revokeToken(c echo.Context) error {

@@ -21,9 +21,14 @@ import (
 // the token, and the token.
 func createToken(t *testing.T, b *browser, name string) (page, string) {
 	t.Helper()
-	p := b.post("/agents", url.Values{"name": {name}})
-	if p.status != http.StatusCreated {
-		t.Fatalf("create token %s: %d", name, p.status)
+	resp := b.postForm("/agents", url.Values{"name": {name}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/agents/new/") {
+		t.Fatalf("create token %s: %d %q, want 303 to its one-time view", name, resp.StatusCode, resp.Header.Get("Location"))
+	}
+	p := b.get(resp.Header.Get("Location"))
+	if p.status != http.StatusOK {
+		t.Fatalf("the token's one-time view: %d", p.status)
 	}
 	token := strings.TrimSpace(p.doc.Find(`[data-testid="new-token"]`).Text())
 	if !strings.HasPrefix(token, tools.TokenPrefix) {
@@ -50,10 +55,19 @@ func databaseBytes(t *testing.T, h *harness) []byte {
 func TestCreateTokenShowsItOnceAndStoresOnlyItsHash(t *testing.T) {
 	h := newHarness(t)
 	b := h.signedIn("ada", models.RoleAdmin)
-	resp := b.postForm("/agents", url.Values{"name": {"helpdesk-bot"}})
+	created := b.postForm("/agents", url.Values{"name": {"helpdesk-bot"}})
+	created.Body.Close()
+	view := created.Header.Get("Location")
+	if created.StatusCode != http.StatusSeeOther || !strings.HasPrefix(view, "/agents/new/") {
+		t.Fatalf("create: %d Location=%q; want 303 to the one-time view", created.StatusCode, view)
+	}
+	resp, err := b.client.Get(h.srv.URL + view)
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := readPage(t, resp)
-	if p.status != http.StatusCreated || resp.Header.Get("Location") != "" {
-		t.Fatalf("create: %d Location=%q; want 201 with the token in the body, no redirect", p.status, resp.Header.Get("Location"))
+	if p.status != http.StatusOK {
+		t.Fatalf("the one-time view: %d", p.status)
 	}
 	if cc := p.header.Get("Cache-Control"); cc != "no-store" {
 		t.Fatalf("Cache-Control %q: the token page must not be cached", cc)
@@ -62,7 +76,10 @@ func TestCreateTokenShowsItOnceAndStoresOnlyItsHash(t *testing.T) {
 	if !strings.HasPrefix(token, tools.TokenPrefix) || len(token) < 40 {
 		t.Fatalf("token %q", token)
 	}
-	for _, ck := range resp.Cookies() {
+	if strings.Contains(view, token) {
+		t.Fatal("the token is in the view's URL")
+	}
+	for _, ck := range append(created.Cookies(), resp.Cookies()...) {
 		if strings.Contains(ck.Value, token) || strings.Contains(ck.Value, url.QueryEscape(token)) {
 			t.Fatalf("the token is in cookie %s", ck.Name)
 		}

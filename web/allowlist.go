@@ -101,6 +101,7 @@ func (s *Server) integrationsPage(c echo.Context) error {
 	if p.Form != nil {
 		p.Form.Entries, p.Form.Note = strings.TrimSpace(c.QueryParam("entry")), strings.TrimSpace(c.QueryParam("note"))
 	}
+	applySearch(&p.Card, c.QueryParam("q"))
 	return s.renderEgress(c, http.StatusOK, p)
 }
 

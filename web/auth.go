@@ -46,6 +46,9 @@ type SetupToken struct {
 	mu    sync.Mutex
 	token string
 	links SetupLinks
+	// spent is the token once it was used, so a second visit of the link
+	// is told "already used, sign in" rather than "not found".
+	spent string
 }
 
 // NewSetupToken returns a fresh setup token.
@@ -81,8 +84,23 @@ func (t *SetupToken) matches(ctx context.Context, v string) bool {
 	return tok != "" && subtle.ConstantTimeCompare([]byte(v), []byte(tok)) == 1
 }
 
+// wasUsed reports whether v is the token that was used up here. With
+// links shared by replicas, another replica's used link reads as wrong.
+func (t *SetupToken) wasUsed(v string) bool {
+	if t == nil {
+		return false
+	}
+	t.mu.Lock()
+	spent := t.spent
+	t.mu.Unlock()
+	return spent != "" && subtle.ConstantTimeCompare([]byte(v), []byte(spent)) == 1
+}
+
 func (t *SetupToken) use(ctx context.Context) {
 	t.mu.Lock()
+	if t.token != "" {
+		t.spent = t.token
+	}
 	t.token = ""
 	t.mu.Unlock()
 	if t.links != nil {
@@ -96,7 +114,27 @@ func (s *Server) loginPage(c echo.Context) error {
 	if userOf(c) != nil {
 		return redirect(c, safeNext(c.QueryParam("next")))
 	}
-	return render(c, http.StatusOK, views.Login(views.LoginForm{CSRF: csrfToken(c), Next: c.QueryParam("next")}))
+	return render(c, http.StatusOK, views.Login(views.LoginForm{CSRF: csrfToken(c), Next: c.QueryParam("next"), NeedsSetup: s.needsSetup(c)}))
+}
+
+// needsSetup reports whether no user exists yet, so the sign-in page says
+// how to create the first admin. A store error counts as "users exist":
+// the page then shows the plain form.
+func (s *Server) needsSetup(c echo.Context) bool {
+	if s.d.Identity == nil {
+		return false
+	}
+	n, err := s.d.Identity.CountUsers(c.Request().Context())
+	return err == nil && n == 0
+}
+
+// setupLinkUnusable answers a setup request whose token does not match:
+// the used-up link says so and points at sign-in; any other is not found.
+func (s *Server) setupLinkUnusable(c echo.Context, token string) error {
+	if s.d.Setup.wasUsed(token) {
+		return render(c, http.StatusGone, views.SetupUsed())
+	}
+	return echo.NewHTTPError(http.StatusNotFound)
 }
 
 func (s *Server) login(c echo.Context) error {
@@ -121,7 +159,7 @@ func (s *Server) login(c echo.Context) error {
 	}
 	if comparePassword(hash, []byte(password)) != nil || err != nil {
 		return render(c, http.StatusUnauthorized, views.Login(views.LoginForm{CSRF: csrfToken(c), Name: name, Next: next,
-			Error: "The name or password is wrong. Check both and try again."}))
+			Error: "The name or password is wrong. Check both and try again.", NeedsSetup: s.needsSetup(c)}))
 	}
 	attempt.credit(c.Request().Context())
 	if err := s.startSession(c, u.ID); err != nil {
@@ -171,7 +209,7 @@ func (s *Server) logout(c echo.Context) error {
 
 func (s *Server) setupPage(c echo.Context) error {
 	if !s.d.Setup.matches(c.Request().Context(), c.QueryParam("token")) {
-		return echo.NewHTTPError(http.StatusNotFound)
+		return s.setupLinkUnusable(c, c.QueryParam("token"))
 	}
 	// A user added from the command line (a support user, say) ends
 	// first-run setup: CreateFirstAdmin would refuse, so the form is not
@@ -185,7 +223,10 @@ func (s *Server) setupPage(c echo.Context) error {
 func (s *Server) setup(c echo.Context) error {
 	token := c.FormValue("token")
 	if !s.d.Setup.matches(c.Request().Context(), token) {
-		return echo.NewHTTPError(http.StatusNotFound, "This setup link was already used or is wrong. Sign in, or create an admin with `console user add --role admin NAME`.")
+		if s.d.Setup.wasUsed(token) {
+			return render(c, http.StatusGone, views.SetupUsed())
+		}
+		return echo.NewHTTPError(http.StatusNotFound, "This setup link is wrong. Sign in, or create an admin with `console user add --role admin NAME`.")
 	}
 	if done, err := s.usersExist(c); err != nil || done {
 		if done {

@@ -49,6 +49,9 @@ func (s *Server) integrationNew(c echo.Context) error {
 }
 
 func (s *Server) integrationCreate(c echo.Context) error {
+	if addParamRequested(c) {
+		return s.addParamRow(c, nil)
+	}
 	in := readIntegrationForm(c, nil)
 	in.form.New = true
 	if len(in.form.Errors) > 0 {
@@ -77,6 +80,9 @@ func (s *Server) integrationUpdate(c echo.Context) error {
 	_, old, err := s.storedIntegrationForm(c)
 	if err != nil {
 		return err
+	}
+	if addParamRequested(c) {
+		return s.addParamRow(c, &old)
 	}
 	in := readIntegrationForm(c, &old)
 	in.form.OriginalName = old.Name

@@ -12,8 +12,8 @@ import (
 	"github.com/outboundhq/outbound/views"
 )
 
-// Blank rows the form offers for new secret headers and parameters. A
-// plain form cannot add rows without script; saving offers more.
+// Blank rows the form offers for new secret headers and parameters; "Add
+// another parameter" (integrations_addrow.go) offers more.
 const (
 	blankSecretRows = 2
 	blankParamRows  = 3
@@ -53,7 +53,11 @@ func padIntegrationForm(f *views.IntegrationForm) {
 	for range blankSecretRows {
 		f.Secrets = append(f.Secrets, views.SecretRow{})
 	}
-	for range blankParamRows {
+	blank := blankParamRows
+	if f.BlankParams > 0 {
+		blank = f.BlankParams
+	}
+	for range blank {
 		f.Params = append(f.Params, views.ParamRow{Type: string(tools.ParamString)})
 	}
 }
@@ -127,11 +131,15 @@ func readIntegrationForm(c echo.Context, old *models.Integration) integrationInp
 		k := strconv.Itoa(i)
 		p := tools.IntegrationParam{Name: strings.TrimSpace(c.FormValue("param_name_" + k)), Type: tools.ParamType(c.FormValue("param_type_" + k)),
 			Required: c.FormValue("param_required_"+k) == "yes", Description: strings.TrimSpace(c.FormValue("param_desc_" + k))}
-		if p.Name == "" {
+		if p.Name == "" && p.Description == "" {
 			continue
 		}
-		in.input.Params = append(in.input.Params, p)
+		// A row with a description but no name is shown again, so nothing
+		// typed is lost; it is not a parameter until it has a name.
 		f.Params = append(f.Params, views.ParamRow{Name: p.Name, Type: string(p.Type), Required: p.Required, Description: p.Description})
+		if p.Name != "" {
+			in.input.Params = append(in.input.Params, p)
+		}
 	}
 	if len(f.Errors) > 0 {
 		in.showProblems(app.CheckIntegration(in.input, old))

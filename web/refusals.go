@@ -26,6 +26,9 @@ import (
 const topHostsShown = 5
 
 func (s *Server) refusalLog(c echo.Context) error {
+	if done, err := redirectEmptyParams(c); done {
+		return err
+	}
 	ctx := c.Request().Context()
 	in := c.QueryParams()
 	f := parseRefusalFilter(in)
@@ -95,6 +98,7 @@ func (s *Server) refusalLog(c echo.Context) error {
 		vm.FirstHref = f.href("/refusals")
 	}
 	back := f.applied.Encode()
+	vm.Back = back
 	vm.Rows = make([]views.RefusalRow, len(rows))
 	for i, r := range rows {
 		v := app.LoggedRefusalOf(r)

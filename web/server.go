@@ -104,6 +104,8 @@ type Server struct {
 	hosts    *hostCheck
 	// overview keeps the Overview's closed hours and days between loads.
 	overview *models.OverviewCache
+	// tokenViews hold new agent tokens for their one view (agents_token_view.go).
+	tokenViews *tokenViews
 }
 
 // New builds the console: its middleware and, in this one function, every
@@ -121,7 +123,7 @@ func New(d Deps) *Server {
 	// throttle by inventing one, so only a trusted proxy's count.
 	e.IPExtractor = clientIP(d.TrustedProxies)
 	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now, d.SignIns), hosts: newHostCheck(d.Listen, d.AllowedHosts, d.PublicURL),
-		overview: models.NewOverviewCache(overviewCacheTTL)}
+		overview: models.NewOverviewCache(overviewCacheTTL), tokenViews: newTokenViews()}
 	e.HTTPErrorHandler = s.handleError
 
 	e.Use(middleware.Recover())
@@ -179,6 +181,9 @@ func New(d Deps) *Server {
 	signed.POST("/integrations/access/request", s.requestAccess)
 	admin.POST("/integrations/access/:id/approve", s.approveAccess)
 	admin.POST("/integrations/access/:id/decline", s.declineAccess)
+	admin.POST("/integrations/allowlist/remove-selected", s.removeSelected)
+	admin.GET("/integrations/allowlist/note", s.noteForm)
+	admin.POST("/integrations/allowlist/note", s.saveNote)
 
 	signed.GET("/integrations/http", s.integrationList)
 	admin.GET("/integrations/http/new", s.integrationNew)
@@ -197,9 +202,11 @@ func New(d Deps) *Server {
 	signed.GET("/overview", s.overviewPage)
 	signed.GET("/preview", s.previewPage)
 	signed.POST("/preview", s.preview)
+	signed.POST("/refusals/review", s.reviewSelected)
 
 	admin.GET("/agents", s.agentsPage)
 	admin.POST("/agents", s.createToken)
+	admin.GET("/agents/new/:view", s.newTokenPage)
 	admin.POST("/agents/revoke", s.revokeToken)
 
 	admin.GET("/users", s.usersPage)

@@ -18,6 +18,7 @@ type AllowlistService interface {
 	Allowlist(ctx context.Context) (app.AllowlistState, error)
 	AddEntries(ctx context.Context, req app.AddEntries) (app.EntriesAdded, error)
 	RemoveEntries(ctx context.Context, req app.RemoveEntries) (app.EntriesRemoved, error)
+	SetEntryNote(ctx context.Context, req app.SetEntryNote) (int64, error)
 }
 
 // SettingsService reads and changes the settings.

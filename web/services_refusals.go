@@ -12,4 +12,5 @@ import (
 // review with app.ReviewProblems, by form field. *app.App implements it.
 type RefusalReviewer interface {
 	ReviewRefusal(ctx context.Context, actor string, id int64, status models.ReviewStatus, comment string) error
+	ReviewRefusals(ctx context.Context, actor string, ids []int64, status models.ReviewStatus, comment string) (int, error)
 }

@@ -28,6 +28,8 @@ type Store interface {
 
 	// The audit trail.
 	ListAudit(ctx context.Context, beforeID int64, limit int) ([]models.Audit, int64, error)
+	ListAuditWhere(ctx context.Context, q models.AuditQuery) ([]models.Audit, int64, error)
+	AuditFacets(ctx context.Context) (actors, actions []string, err error)
 
 	// Sign-in and sessions.
 	UserByName(ctx context.Context, name string) (models.User, error)

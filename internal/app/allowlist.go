@@ -72,6 +72,8 @@ func (a *App) Allowlist(ctx context.Context) (AllowlistState, error) {
 	if st.Rows, err = a.store.ListAllowlist(ctx); err != nil {
 		return st, err
 	}
+	// host2 before host10, on every surface that lists the entries.
+	slices.SortStableFunc(st.Rows, func(x, y models.AllowlistEntry) int { return NaturalCompare(x.Entry, y.Entry) })
 	// The store only ever receives entries the guard normalised, so a row
 	// that does not parse is corruption, not a typo: say how to remove it.
 	st.Entries, err = guard.ParseStoredEntries(EntryTexts(st.Rows))

@@ -7,6 +7,7 @@ package app
 const (
 	ActionAllowlistAdd      = "allowlist.add"
 	ActionAllowlistRemove   = "allowlist.remove"
+	ActionAllowlistNote     = "allowlist.note"
 	ActionSettingsSet       = "settings.set"
 	ActionTokenCreate       = "token.create"
 	ActionTokenRevoke       = "token.revoke"

@@ -21,7 +21,7 @@ type ReviewProblems map[string]string
 
 func (p ReviewProblems) Error() string {
 	var parts []string
-	for _, k := range []string{"status", "comment"} {
+	for _, k := range []string{"refusals", "status", "comment"} {
 		if msg := p[k]; msg != "" {
 			parts = append(parts, k+": "+msg)
 		}
@@ -35,6 +35,57 @@ func (p ReviewProblems) Error() string {
 // characters; otherwise it returns ReviewProblems and saves nothing. A
 // missing refusal is a models.NotFoundError.
 func (a *App) ReviewRefusal(ctx context.Context, actor string, id int64, status models.ReviewStatus, comment string) error {
+	if problems := checkReview(status, comment); len(problems) > 0 {
+		return problems
+	}
+	before, err := a.store.RefusalByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	return a.store.ReviewRefusal(ctx, id, status, comment, actor, reviewRecord(actor, before, status, comment))
+}
+
+// MaxBulkReview bounds one bulk review: a page of the refusal log.
+const MaxBulkReview = models.MaxRefusalPage
+
+// ReviewRefusals gives every refusal in ids the same verdict, all or
+// none, in one transaction with one audit record each (its own before).
+// The checks are ReviewRefusal's, plus: at least one refusal, at most
+// MaxBulkReview ("refusals" in ReviewProblems). A missing refusal is a
+// models.NotFoundError naming it, and nothing is saved. It returns how
+// many refusals were reviewed (ids without repeats).
+func (a *App) ReviewRefusals(ctx context.Context, actor string, ids []int64, status models.ReviewStatus, comment string) (int, error) {
+	problems := checkReview(status, comment)
+	unique := make([]int64, 0, len(ids))
+	seen := map[int64]bool{}
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			unique = append(unique, id)
+		}
+	}
+	switch {
+	case len(unique) == 0:
+		problems["refusals"] = "No refusal was selected. Tick the refusals to review in the log, then review them."
+	case len(unique) > MaxBulkReview:
+		problems["refusals"] = fmt.Sprintf("%d refusals were selected; review at most %d at once (one page of the log).", len(unique), MaxBulkReview)
+	}
+	if len(problems) > 0 {
+		return 0, problems
+	}
+	reviews := make([]models.Audit, len(unique))
+	for i, id := range unique {
+		before, err := a.store.RefusalByID(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		reviews[i] = reviewRecord(actor, before, status, comment)
+	}
+	return len(unique), a.store.ReviewRefusals(ctx, unique, status, comment, actor, reviews...)
+}
+
+// checkReview is what is wrong with a verdict and its comment.
+func checkReview(status models.ReviewStatus, comment string) ReviewProblems {
 	problems := ReviewProblems{}
 	switch {
 	case status == models.StatusUnreviewed:
@@ -45,18 +96,15 @@ func (a *App) ReviewRefusal(ctx context.Context, actor string, id int64, status 
 	if n := utf8.RuneCountInString(comment); n > MaxReviewComment {
 		problems["comment"] = fmt.Sprintf("The comment is %d characters; shorten it to at most %d, or link to a ticket instead.", n, MaxReviewComment)
 	}
-	if len(problems) > 0 {
-		return problems
-	}
-	before, err := a.store.RefusalByID(ctx, id)
-	if err != nil {
-		return err
-	}
-	record := models.Audit{
-		Actor: actor, Action: ActionRefusalReview, Target: "refusal " + strconv.FormatInt(id, 10),
+	return problems
+}
+
+// reviewRecord is the audit record of one review.
+func reviewRecord(actor string, before models.Refusal, status models.ReviewStatus, comment string) models.Audit {
+	return models.Audit{
+		Actor: actor, Action: ActionRefusalReview, Target: "refusal " + strconv.FormatInt(before.ID, 10),
 		Before: reviewText(before.Status, before.Comment), After: reviewText(status, comment),
 	}
-	return a.store.ReviewRefusal(ctx, id, status, comment, actor, record)
 }
 
 // reviewText is a review as the audit trail shows it.

@@ -18,6 +18,66 @@
     marker.value = "yes";
     form.appendChild(marker);
   });
+  // Filter forms marked data-drop-empty leave their empty fields out of
+  // the link (the server would redirect to the same view without them).
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!form.hasAttribute("data-drop-empty") || ev.defaultPrevented) return;
+    var emptied = Array.prototype.filter.call(form.elements, function (el) {
+      return el.name && !el.disabled && typeof el.value === "string" && el.value.trim() === "";
+    });
+    emptied.forEach(function (el) { el.disabled = true; });
+    // A page restored from the back/forward cache gets its fields back.
+    window.addEventListener("pageshow", function () {
+      emptied.forEach(function (el) { el.disabled = false; });
+    }, { once: true });
+  });
+  // "Add another parameter" adds an empty row in place: a copy of the
+  // last row with the next index, and the row count the server reads.
+  document.addEventListener("click", function (ev) {
+    var btn = ev.target.closest("[data-add-row]");
+    if (!btn) return;
+    var kind = btn.getAttribute("data-add-row");
+    var box = btn.closest("fieldset");
+    var count = box && box.querySelector('input[name="' + kind + '_rows"]');
+    var rows = box ? box.querySelectorAll('[data-testid="' + kind + '-row"]') : [];
+    if (!count || rows.length === 0) return;
+    ev.preventDefault();
+    var n = parseInt(count.value, 10) || rows.length;
+    var last = rows[rows.length - 1];
+    var row = last.cloneNode(true);
+    row.classList.add("row-blank");
+    row.querySelectorAll("input, select").forEach(function (el) {
+      el.name = el.name.replace(/_\d+$/, "_" + n);
+      el.removeAttribute("autofocus");
+      if (el.type === "checkbox") el.checked = false;
+      else if (el.tagName === "SELECT") el.selectedIndex = 0;
+      else el.value = "";
+    });
+    last.parentNode.insertBefore(row, last.nextSibling);
+    count.value = String(n + 1);
+    var first = row.querySelector("input");
+    if (first) first.focus();
+  });
+  // A search box marked data-filter-rows hides, as the admin types, the
+  // rows (data-testid) whose data-entry does not contain the text; a
+  // hidden row's checkbox is cleared so it is never removed unseen.
+  document.addEventListener("input", function (ev) {
+    var box = ev.target;
+    var kind = box.getAttribute && box.getAttribute("data-filter-rows");
+    if (!kind) return;
+    var needle = box.value.trim().toLowerCase();
+    document.querySelectorAll('[data-testid="' + kind + '"]').forEach(function (row) {
+      var hide = needle !== "" && (row.getAttribute("data-entry") || "").toLowerCase().indexOf(needle) < 0;
+      row.hidden = hide;
+      if (hide) row.querySelectorAll('input[type="checkbox"]').forEach(function (c) { c.checked = false; });
+    });
+  });
+  // A blank parameter row stops looking blank once something is typed.
+  document.addEventListener("input", function (ev) {
+    var row = ev.target.closest && ev.target.closest(".row-blank");
+    if (row) row.classList.remove("row-blank");
+  });
   // Renaming an integration: show the warning (and its confirm box) as
   // soon as the name differs from the stored one, not only after a save.
   document.addEventListener("input", function (ev) {
