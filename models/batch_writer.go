@@ -113,13 +113,13 @@ type BatchWriter[T any] struct {
 	inflightRows       []T
 	inflightSpilledEnd int64
 	closed             bool
-	spill      *spillFile // nil without a spill file
-	spilling   bool       // new rows go to the spill file
-	stallSince time.Time  // when the oldest unwritten batch first started; zero when none
-	stallLog   bool       // a stall was logged and its end is still to be
-	stallTotal time.Duration
-	lastDrop   time.Time // when a drop was last logged
-	dropsToLog uint64
+	spill              *spillFile // nil without a spill file
+	spilling           bool       // new rows go to the spill file
+	stallSince         time.Time  // when the oldest unwritten batch first started; zero when none
+	stallLog           bool       // a stall was logged and its end is still to be
+	stallTotal         time.Duration
+	lastDrop           time.Time // when a drop was last logged
+	dropsToLog         uint64
 
 	written  atomic.Uint64
 	dropped  atomic.Uint64
