@@ -15,7 +15,8 @@ type RefusalWriterStats struct {
 	// Dropped counts rows lost for good: the writer was closed, or the
 	// spill file could not take them (no spill file, full, or unwritable).
 	Dropped  uint64
-	Failures uint64 // batches that failed and were retried
+	LastDrop time.Time // when a row was last dropped; zero if never
+	Failures uint64    // batches that failed and were retried
 	// Spilled counts rows ever appended to the spill file; SpillRows and
 	// SpillBytes are what it still holds, to be written once the database
 	// answers again.

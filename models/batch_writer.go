@@ -119,6 +119,7 @@ type BatchWriter[T any] struct {
 	stallLog           bool       // a stall was logged and its end is still to be
 	stallTotal         time.Duration
 	lastDrop           time.Time // when a drop was last logged
+	lastDropAt         time.Time // when a row was last dropped
 	dropsToLog         uint64
 
 	written  atomic.Uint64
@@ -327,6 +328,7 @@ func (w *BatchWriter[T]) drop(n uint64, why string) {
 	w.mu.Lock()
 	w.dropsToLog += n
 	now := time.Now()
+	w.lastDropAt = now
 	if now.Sub(w.lastDrop) < 10*time.Second {
 		w.mu.Unlock()
 		return
@@ -350,6 +352,7 @@ func (w *BatchWriter[T]) Stats() RefusalWriterStats {
 		InFlight:    w.inflight,
 		Stalled:     w.stalledLocked(now),
 		StallTotal:  w.stallTotal,
+		LastDrop:    w.lastDropAt,
 	}
 	if st.Stalled {
 		st.StalledFor = now.Sub(w.stallSince)

@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
 
@@ -64,6 +65,9 @@ type Deps struct {
 
 	// Refusals saves reviews of the refusal log, audited.
 	Refusals RefusalReviewer
+	// RefusalLog reports the refusal log writer's state (queue, spill
+	// file, stall, drops) for /healthz and the log's banner; nil: none.
+	RefusalLog func() models.RefusalWriterStats
 
 	// Listen is the address the console's listener is bound to, and
 	// AllowedHosts the further names (or host:port) it answers to; any
@@ -193,7 +197,16 @@ func (s *Server) healthz(c echo.Context) error {
 	if err != nil {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the database cannot be read"})
 	}
-	return c.JSON(http.StatusOK, map[string]any{"status": "ok", "revision": rev})
+	body, code := map[string]any{"status": "ok", "revision": rev}, http.StatusOK
+	if s.d.RefusalLog != nil {
+		var writer map[string]any
+		writer, code = logWriterHealth(s.d.RefusalLog(), s.d.Now())
+		body["refusal_log"] = writer
+		if state := writer["state"]; state != "ok" && state != "draining" {
+			body["status"] = "degraded"
+		}
+	}
+	return c.JSON(code, body)
 }
 
 func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {

@@ -100,7 +100,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
+	a.refusals = a.newRefusalWriter(dbPath)
 	a.guard = guard.New(guard.Options{Wording: ConsoleWording, Resolver: opts.Resolver, Recorder: guard.RecorderFunc(a.record)})
 	if !opts.ReadOnly {
 		if a.secrets, err = OpenSecretBox(dbPath, opts.Getenv); err != nil {
@@ -203,9 +203,7 @@ func (a *App) Close() error {
 		return a.store.Close()
 	}
 	a.guard.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return errors.Join(a.refusals.Close(ctx), a.store.Close())
+	return errors.Join(a.closeRefusals(), a.store.Close())
 }
 
 // isStoredConfigError reports a stored entry or setting that does not
