@@ -32,6 +32,7 @@ type App struct {
 	store    *models.Store
 	guard    *guard.Guard
 	refusals refusalRows
+	uses     *tokenUses // agents' token uses, written in the background
 	metrics  guard.Recorder
 	log      *slog.Logger
 	// secrets seals integration header secrets; integrations runs them.
@@ -101,6 +102,8 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	a.refusals = a.newRefusalWriter(dbPath)
+	a.uses = newTokenUses()
+	go a.runTokenUses()
 	a.guard = guard.New(guard.Options{Wording: ConsoleWording, Resolver: opts.Resolver, Recorder: guard.RecorderFunc(a.record)})
 	if !opts.ReadOnly {
 		if a.secrets, err = OpenSecretBox(dbPath, opts.Getenv); err != nil {
@@ -203,6 +206,7 @@ func (a *App) Close() error {
 		return a.store.Close()
 	}
 	a.guard.Close()
+	a.closeTokenUses()
 	return errors.Join(a.closeRefusals(), a.store.Close())
 }
 
