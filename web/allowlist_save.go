@@ -79,6 +79,8 @@ func showEntryProblems(f *views.AllowForm, invalid *app.ValidationError) {
 			f.NoteError = p.Text()
 		case p.Code == app.ProblemNoEntries:
 			f.Error = "Type at least one entry, one per line, e.g. status.example.com."
+		case p.Code == app.ProblemAllowlistFull:
+			f.Error = p.Text()
 		default:
 			f.Errors = append(f.Errors, views.EntryProblem{Line: p.Line, Input: p.Input, Problem: p.Problem, Fix: p.Fix})
 		}
