@@ -127,7 +127,7 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 				return err
 			}
 		}
-		return nil
+		return addCounts(tx, countRows(prepared))
 	})
 	if err != nil {
 		return fmt.Errorf("models: storing %d refusals in %q: %w", len(rows), s.path, err)

@@ -194,7 +194,10 @@ func (s *Store) prepareWriter() error {
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("models: open %q: journal mode is %q, not WAL; the file system may not support WAL (network file systems often do not), use a local disk", s.path, mode)
 	}
-	if err := db.AutoMigrate(&AllowlistEntry{}, &Setting{}, &revisionRow{}, &sectionVersion{}, &Refusal{}, &refusalHost{}, &AgentToken{}, &User{}, &Session{}, &Audit{}, &Integration{}); err != nil {
+	if err := prepareVacuum(db); err != nil {
+		return fmt.Errorf("models: open %q: %w", s.path, err)
+	}
+	if err := db.AutoMigrate(&AllowlistEntry{}, &Setting{}, &revisionRow{}, &sectionVersion{}, &Refusal{}, &refusalHost{}, &refusalCount{}, &AgentToken{}, &User{}, &Session{}, &Audit{}, &Integration{}); err != nil {
 		return fmt.Errorf("models: open %q: migrating schema: %w", s.path, err)
 	}
 	if err := db.Exec("INSERT OR IGNORE INTO revision (id, value) VALUES (1, 0)").Error; err != nil {
@@ -204,6 +207,9 @@ func (s *Store) prepareWriter() error {
 		return fmt.Errorf("models: open %q: %w", s.path, err)
 	}
 	if err := migrateLegacyRefusals(db); err != nil {
+		return fmt.Errorf("models: open %q: %w", s.path, err)
+	}
+	if err := backfillRefusalCounts(db); err != nil {
 		return fmt.Errorf("models: open %q: %w", s.path, err)
 	}
 	for _, sec := range sections {
