@@ -69,6 +69,10 @@ func openSpill(path string) (*spillFile, error) {
 			f.Close()
 			return nil, err
 		}
+		if err := s.adoptOrphans(path); err != nil {
+			f.Close()
+			return nil, err
+		}
 		return s, nil
 	}
 	return nil, fmt.Errorf("models: all %d spill files next to %q are held by running processes (%v); stop one of them", maxSpillCandidates, path, lastErr)
@@ -111,6 +115,57 @@ func (s *spillFile) recover() error {
 		s.size = end
 	}
 	return nil
+}
+
+// adoptOrphans moves into s the rows of every other spill file of the
+// database that no live process holds (one a killed process left under a
+// name no writer would otherwise take again), so nothing waits for a
+// particular number of processes to run at once to be replayed.
+func (s *spillFile) adoptOrphans(path string) error {
+	for i := range maxSpillCandidates {
+		p := path
+		if i > 0 {
+			p = path + "." + strconv.Itoa(i)
+		}
+		if p == s.path {
+			continue
+		}
+		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("models: opening spill file %q: %w", p, err)
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			f.Close() // a live process's
+			continue
+		}
+		err = s.adopt(&spillFile{path: p, f: f})
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// adopt appends other's undrained lines to s and empties other.
+func (s *spillFile) adopt(other *spillFile) error {
+	if err := other.recover(); err != nil || other.rows == 0 {
+		return err
+	}
+	n, err := io.Copy(s.f, io.NewSectionReader(other.f, other.readOff, other.pending()))
+	if err != nil {
+		_ = s.f.Truncate(s.size)
+		return fmt.Errorf("models: taking over spill file %q: %w", other.path, err)
+	}
+	s.size += n
+	s.rows += other.rows
+	if err := s.f.Sync(); err != nil {
+		return err
+	}
+	return other.reset()
 }
 
 // spillAppend writes rows as JSON lines in one write(2).

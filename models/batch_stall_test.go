@@ -290,3 +290,25 @@ func TestCloseSpillsTheQueue(t *testing.T) {
 	closeWriter(t, next)
 	wantHosts(t, s, 50)
 }
+
+// A file a killed process left under a name no writer takes again (the
+// fourth process's, say) is adopted by the next writer that starts.
+func TestAnOrphanedSpillFileIsAdopted(t *testing.T) {
+	s := openTestStore(t)
+	spill := filepath.Join(t.TempDir(), "o.db.refusals.spill")
+	orphan, err := openSpill(spill + ".3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []Refusal{{Host: "h0"}, {Host: "h1"}, {Host: "h2"}}
+	if err := spillAppend(orphan, rows...); err != nil {
+		t.Fatal(err)
+	}
+	_ = orphan.f.Close() // killed
+	w := NewRefusalWriter(s, RefusalWriterOptions{FlushInterval: 5 * time.Millisecond, SpillPath: spill})
+	closeWriter(t, w)
+	wantHosts(t, s, 3)
+	if info, err := os.Stat(spill + ".3"); err != nil || info.Size() != 0 {
+		t.Fatalf("the orphan after adoption: %v, %d bytes; want it emptied", err, info.Size())
+	}
+}
