@@ -412,7 +412,6 @@ func (w *BatchWriter[T]) flush(ctx context.Context) error {
 // in flight until written or put back.
 func (w *BatchWriter[T]) nextBatch() (rows []T, fromSpill bool, end int64, err error) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	switch {
 	case len(w.head) > 0:
 		rows, w.head = w.head, nil
@@ -425,10 +424,14 @@ func (w *BatchWriter[T]) nextBatch() (rows []T, fromSpill bool, end int64, err e
 		}
 		w.queueBytes = max(0, w.queueBytes-w.rowsBytes(rows))
 	case w.spill != nil && w.spill.pending() > 0:
-		rows, end, err = spillRead[T](w.spill, w.spill.readOff, w.spill.size, refusalRowsPerTxLimit)
-		if err != nil {
+		// Decode outside the lock: Write must never wait for it. Only
+		// this goroutine moves readOff, and appends only move size.
+		off, size := w.spill.readOff, w.spill.size
+		w.mu.Unlock()
+		if rows, end, err = spillRead[T](w.spill, off, size, refusalRowsPerTxLimit); err != nil {
 			return nil, false, 0, err
 		}
+		w.mu.Lock()
 		fromSpill = true
 	default:
 		if w.spilling {
@@ -437,12 +440,13 @@ func (w *BatchWriter[T]) nextBatch() (rows []T, fromSpill bool, end int64, err e
 				w.logError("could not empty the drained spill file", "err", err)
 			}
 		}
+		w.mu.Unlock()
 		return nil, false, 0, nil
 	}
-	w.inflight = len(rows)
+	defer w.mu.Unlock()
 	w.inflightRows, w.inflightSpilledEnd = nil, 0
-	if !fromSpill {
-		w.inflightRows = rows
+	if !fromSpill { // rows from the spill file are counted there
+		w.inflight, w.inflightRows = len(rows), rows
 	}
 	if w.stallSince.IsZero() {
 		w.stallSince = time.Now().UTC()
