@@ -166,35 +166,31 @@ func (s *Store) TopRefusedHosts(ctx context.Context, since time.Time, n int) ([]
 }
 
 // backfillRefusalCounts fills the counters once for a database whose
-// refusals predate them, in one transaction (so no writer adds rows in
-// between), reading the rows in ID order in pages.
+// refusals predate them: one INSERT … SELECT … GROUP BY, so the database
+// does the counting (seconds for millions of rows, where reading them out
+// would take minutes), in one transaction, so no writer adds rows in
+// between. It is not bound by the open's deadline: a big log takes as
+// long as it takes, once.
 func backfillRefusalCounts(db *gorm.DB) error {
+	db = db.WithContext(context.WithoutCancel(db.Statement.Context))
 	var have int64
 	if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusal_counts LIMIT 1) c").Scan(&have).Error; err != nil || have > 0 {
 		return err
 	}
-	return db.Transaction(func(tx *gorm.DB) error {
-		counts := map[countKey]int64{}
-		var after int64
-		for {
-			var rows []Refusal
-			err := tx.Select("id", "time", "kind", "tool", "agent", "host").Where("id > ?", after).Order("id").Limit(5000).Find(&rows).Error
-			if err != nil {
-				return fmt.Errorf("filling the refusal counters: %w", err)
-			}
-			if len(rows) == 0 {
-				break
-			}
-			for k, n := range countRows(rows) {
-				counts[k] += n
-			}
-			after = rows[len(rows)-1].ID
-		}
-		if len(counts) == 0 {
-			return nil
-		}
-		return addCounts(tx, counts)
+	hour := "date_trunc('hour', time)"
+	if isSQLite(db) {
+		// Times are stored as text, "2006-01-02 15:04:05.999999999+00:00"
+		// in UTC, the form a bound time.Time takes: cut to the hour.
+		hour = "substr(time, 1, 13) || ':00:00+00:00'"
+	}
+	err := db.Transaction(func(tx *gorm.DB) error {
+		return tx.Exec("INSERT INTO refusal_counts (hour, kind, tool, agent, host, n) SELECT " + hour +
+			", kind, tool, agent, host, COUNT(*) FROM refusals GROUP BY 1, 2, 3, 4, 5").Error
 	})
+	if err != nil {
+		return fmt.Errorf("filling the refusal counters: %w", err)
+	}
+	return nil
 }
 
 // recountHour rebuilds one hour's counters from its rows, after the purge
