@@ -209,13 +209,14 @@ func (s *Store) prepareWriter() error {
 	if err := migrateLegacyRefusals(db); err != nil {
 		return fmt.Errorf("models: open %q: %w", s.path, err)
 	}
-	if err := backfillRefusalCounts(db); err != nil {
-		return fmt.Errorf("models: open %q: %w", s.path, err)
-	}
 	for _, sec := range sections {
 		if err := db.Exec("INSERT OR IGNORE INTO section_versions (section, value) VALUES (?, 0)", sec).Error; err != nil {
 			return fmt.Errorf("models: open %q: seeding the %s version: %w", s.path, sec, err)
 		}
+	}
+	// Last: filling the counters of a big log may outlast the deadline.
+	if err := backfillRefusalCounts(db); err != nil {
+		return fmt.Errorf("models: open %q: %w", s.path, err)
 	}
 	return nil
 }
