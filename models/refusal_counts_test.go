@@ -66,7 +66,7 @@ func TestCountersAgreeWithTheRows(t *testing.T) {
 	}
 	// The counters are what answers: a view reads no refusal row for the
 	// whole hours (a counter changed behind its back shows up).
-	if err := s.w.Exec("UPDATE refusal_counts SET n = n + 1000 WHERE hour = ?", base.Add(time.Hour).Truncate(time.Hour)).Error; err != nil {
+	if err := s.w.Exec("UPDATE refusal_counts SET n = n + 1000 WHERE dim = 'total' AND period = ?", base.Add(time.Hour).Truncate(time.Hour)).Error; err != nil {
 		t.Fatal(err)
 	}
 	var direct int64
@@ -118,7 +118,7 @@ func TestPurgeKeepsCountersAndHostsInStep(t *testing.T) {
 		t.Fatalf("refused hosts after the purge: %s; want the 7 still refused", got)
 	}
 	var stale int64
-	s.r.Table("refusal_counts").Where("hour < ?", cutoff.Truncate(time.Hour)).Count(&stale)
+	s.r.Table("refusal_counts").Where("dim <> 'host' AND period < ?", cutoff.Truncate(time.Hour)).Count(&stale)
 	if stale != 0 {
 		t.Fatalf("%d counter rows of purged hours remain", stale)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // purgeChunk is how many rows one purge transaction deletes. Each chunk is
@@ -56,22 +54,18 @@ func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, er
 	return total, nil
 }
 
-// purgeCounts drops the counters of hours wholly before cutoff and
-// recounts the hour it falls in.
+// purgeCounts drops the counters of periods wholly before cutoff and
+// recounts the hour and the day it falls in.
 func (s *Store) purgeCounts(ctx context.Context, cutoff time.Time) error {
-	hour := cutoff.Truncate(time.Hour)
-	return s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec("DELETE FROM refusal_counts WHERE hour < ?", hour).Error; err != nil {
-			return fmt.Errorf("dropping purged counters: %w", err)
-		}
-		if hour.Equal(cutoff) {
-			return nil
-		}
-		if err := recountHour(tx, hour); err != nil {
-			return fmt.Errorf("recounting %s: %w", hour.Format(time.RFC3339), err)
-		}
-		return nil
-	})
+	err := s.w.WithContext(ctx).Exec("DELETE FROM refusal_counts WHERE (dim <> ? AND period < ?) OR (dim = ? AND period < ?)",
+		dimHost, hourOf(cutoff), dimHost, utcDay(cutoff)).Error
+	if err != nil {
+		return fmt.Errorf("dropping purged counters: %w", err)
+	}
+	if err := s.recountFrom(ctx, cutoff); err != nil {
+		return fmt.Errorf("recounting from %s: %w", cutoff.Format(time.RFC3339), err)
+	}
+	return nil
 }
 
 // hostPurgeChunk is how many refused hosts one statement checks.
