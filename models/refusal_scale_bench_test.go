@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -101,20 +102,34 @@ func seedFlood(path string) error {
 	return os.Rename(tmp, path)
 }
 
-// BenchmarkRefusalIngest drives the batch writer as fast as 8 goroutines
-// can write, on a fresh database, while a reader loads the log page's
-// queries; it reports committed rows per second and the page's p95 under
-// that load. Target: ≥ 10,000 rows/s with the page p95 ≤ 100 ms.
+// BenchmarkRefusalIngest offers the batch writer ingestRate refusals a
+// second for ingestSeconds, from 8 goroutines, on a fresh database, while
+// a reader loads the log page's queries every 20 ms. It reports the rate
+// committed (all rows written, from the first Write), how long after the
+// last Write the last row was committed (the lag: small when the writer
+// keeps up), what had to spill, and the page's p95 under that load.
+// Target: 10,000 a second kept up with, page p95 ≤ 100 ms.
 func BenchmarkRefusalIngest(b *testing.B) {
 	for b.Loop() {
 		ingestOnce(b)
 	}
 }
 
+// The offered load of BenchmarkRefusalIngest; OUTBOUND_INGEST_RATE
+// offers another rate, to find the writer's ceiling.
+const ingestSeconds = 10
+
+var ingestRate = func() int {
+	if n, err := strconv.Atoi(os.Getenv("OUTBOUND_INGEST_RATE")); err == nil && n >= 800 {
+		return n
+	}
+	return 10_000
+}()
+
 func ingestOnce(b *testing.B) {
 	s := openTestStore(b)
 	w := NewRefusalWriter(s, RefusalWriterOptions{SpillPath: s.Path() + ".refusals.spill"})
-	const rows = 200_000
+	rows := int64(ingestRate * ingestSeconds)
 	stop := make(chan struct{})
 	var pages []time.Duration
 	var mu sync.Mutex
@@ -143,31 +158,42 @@ func ingestOnce(b *testing.B) {
 	start := time.Now()
 	for range 8 {
 		writers.Go(func() {
-			for i := next.Add(1); i <= rows; i = next.Add(1) {
-				w.Write(Refusal{Tool: "proxy", Host: fmt.Sprintf("svc-%04d.example.com", i%500), URL: fmt.Sprintf("https://svc-%04d.example.com/page/%d", i%500, i),
-					Code: "forbidden", Reason: "not_allowlisted", Message: "svc is not on the allowlist.", Agent: fmt.Sprintf("agent-%d", i%20)})
+			tick := time.NewTicker(10 * time.Millisecond)
+			defer tick.Stop()
+			for range tick.C {
+				for range ingestRate / 800 {
+					i := next.Add(1)
+					if i > rows {
+						return
+					}
+					w.Write(Refusal{Tool: "proxy", Host: fmt.Sprintf("svc-%04d.example.com", i%500), URL: fmt.Sprintf("https://svc-%04d.example.com/page/%d", i%500, i),
+						Code: "forbidden", Reason: "not_allowlisted", Message: "svc is not on the allowlist.", Agent: fmt.Sprintf("agent-%d", i%20)})
+				}
 			}
 		})
 	}
 	writers.Wait()
-	for st := w.Stats(); st.Written+st.Dropped < rows; st = w.Stats() {
+	lastWrite := time.Now()
+	for st := w.Stats(); int64(st.Written+st.Dropped) < rows; st = w.Stats() {
 		time.Sleep(5 * time.Millisecond)
 	}
-	elapsed := time.Since(start)
+	elapsed, lag := time.Since(start), time.Since(lastWrite)
 	close(stop)
 	readers.Wait()
 	if err := w.Close(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	st := w.Stats()
-	b.ReportMetric(rows/elapsed.Seconds(), "rows/s")
+	b.ReportMetric(float64(rows)/elapsed.Seconds(), "rows/s")
 	b.ReportMetric(float64(st.Dropped), "dropped")
 	b.ReportMetric(float64(st.Spilled), "spilled")
+	b.ReportMetric(float64(lag.Milliseconds()), "lag-ms")
 	mu.Lock()
 	defer mu.Unlock()
 	if len(pages) > 0 {
 		slices.Sort(pages)
 		b.ReportMetric(float64(pages[(len(pages)*95+99)/100-1])/float64(time.Millisecond), "page-p95-ms")
 	}
-	b.Logf("%d rows in %v: %.0f rows/s, %d spilled, %d dropped, %d page loads", rows, elapsed.Round(time.Millisecond), rows/elapsed.Seconds(), st.Spilled, st.Dropped, len(pages))
+	b.Logf("%d rows offered at %d/s, all committed in %v (%.0f rows/s, lag %v): %d spilled, %d dropped, %d page loads",
+		rows, ingestRate, elapsed.Round(time.Millisecond), float64(rows)/elapsed.Seconds(), lag.Round(time.Millisecond), st.Spilled, st.Dropped, len(pages))
 }
