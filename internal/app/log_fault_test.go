@@ -142,7 +142,16 @@ func faultRun(t *testing.T, sig syscall.Signal, stall bool) (acked, got int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Close(); err != nil { // writes what the child spilled
+	// The restart writes what the child spilled; a long stall's spill
+	// takes a while, so wait for it rather than for Close's grace.
+	for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if st := a.RefusalLogStats(); st.SpillRows == 0 && st.Queued+st.InFlight == 0 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the restart did not write the spilled refusals in 10 minutes: %+v", st)
+		}
+	}
+	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
 	s, err := OpenStore(path, MustExist)
