@@ -44,7 +44,8 @@ func (s *Store) ListAllowlist(ctx context.Context) ([]AllowlistEntry, error) {
 // AddAllowlistEntries inserts entries in one transaction with the revision
 // bump: either all are added or none. Entry, Note and AddedBy are taken from
 // each element; ID is assigned. An entry that already exists, or appears
-// twice in entries, fails the whole call with a *DuplicateError naming it.
+// twice in entries, fails the whole call with a *DuplicateError naming it;
+// one that would pass MaxAllowlistEntries, with an *AllowlistFullError.
 // It returns the new revision.
 func (s *Store) AddAllowlistEntries(ctx context.Context, expectRevision int64, entries []AllowlistEntry, audit ...Audit) (int64, error) {
 	if len(entries) == 0 {
@@ -56,6 +57,9 @@ func (s *Store) AddAllowlistEntries(ctx context.Context, expectRevision int64, e
 		}
 	}
 	return s.mutateConfig(ctx, SectionAllowlist, expectRevision, audit, func(tx *gorm.DB) error {
+		if err := checkAllowlistRoom(tx, len(entries)); err != nil {
+			return err
+		}
 		for _, e := range entries {
 			row := e
 			row.ID = 0

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,33 +11,49 @@ import (
 
 // Defaults for RefusalWriterOptions.
 const (
-	DefaultFlushInterval  = 150 * time.Millisecond
-	DefaultFlushBatch     = 500
-	DefaultRefusalQueue   = 100_000
+	DefaultFlushInterval = 150 * time.Millisecond
+	DefaultFlushBatch    = 500
+	DefaultRefusalQueue  = 100_000
+	// DefaultQueueBytes bounds the memory the queue may hold: rows past it
+	// go to the spill file. Rows are capped (refusal_caps.go), so this is
+	// about 40,000 of the largest rows, or 200,000 typical ones.
+	DefaultQueueBytes = 64 << 20
+	// DefaultSpillMaxBytes bounds the spill file: a stall long enough to
+	// fill it drops rows, counted and logged, rather than filling the disk.
+	DefaultSpillMaxBytes = 2 << 30
+	// DefaultStallAfter is how long the oldest unwritten batch may wait
+	// before the writer calls it a stall and moves the queue to the spill
+	// file. It bounds what kill -9 can lose during a stall.
+	DefaultStallAfter     = time.Second
 	refusalRowsPerTxLimit = 2000 // one transaction holds the write lock for at most this many rows
 )
 
-// RefusalWriterOptions tunes a RefusalWriter. Zero values mean the defaults.
+// RefusalWriterOptions tunes a BatchWriter. Zero values mean the defaults.
 type RefusalWriterOptions struct {
 	// FlushInterval is how often queued rows are written.
 	FlushInterval time.Duration
 	// FlushBatch wakes the writer early once this many rows are queued.
 	FlushBatch int
-	// QueueCap bounds memory: a Write finding this many rows queued is
-	// dropped and counted instead of waiting.
-	QueueCap int
+	// QueueCap and QueueBytes bound the in-memory queue in rows and in
+	// estimated bytes. Past either, rows go to the spill file (or, without
+	// one, are dropped and counted); Write never waits.
+	QueueCap   int
+	QueueBytes int64
+	// SpillPath is the spill file (batch_spill.go), next to the database.
+	// Empty means none: rows past the bounds are dropped.
+	SpillPath string
+	// SpillMaxBytes bounds the spill file.
+	SpillMaxBytes int64
+	// StallAfter is the stall threshold (DefaultStallAfter).
+	StallAfter time.Duration
+	// Name says which log this is in log lines ("refusal log").
+	Name string
+	// Log receives a line when a stall starts and ends and when rows are
+	// dropped; nil logs nothing.
+	Log *slog.Logger
 	// OnError, if set, is called from the writer goroutine when a batch
-	// fails. The failed rows go back to the front of the queue and are
-	// retried on the next flush.
+	// fails. The failed batch is retried, first, on the next flush.
 	OnError func(error)
-}
-
-// RefusalWriterStats is a snapshot of a RefusalWriter's counters, for metrics.
-type RefusalWriterStats struct {
-	Queued   int    // rows waiting in memory
-	Written  uint64 // rows committed to the database
-	Dropped  uint64 // rows lost because the queue was full or the writer closed
-	Failures uint64 // batches that failed and were requeued
 }
 
 // refusalSink is where a RefusalWriter puts its batches. *Store is the real
@@ -58,22 +75,58 @@ func (r *Refusal) stampNow(now time.Time) {
 	}
 }
 
-// BatchWriter records rows (refusals, decisions) without ever making the refused request
-// wait for the disk: Write appends to an in-memory queue and a background
-// goroutine commits the queue in batches. Logging a refusal must not be the
-// thing that slows the guard down when the disk is busy (a purge, a backup,
-// a slow volume).
+// bounded is a row that caps its own strings and estimates its size, so
+// the queue is bounded in bytes and a hostile 900 KB URL is cut before it
+// is queued. Rows that are not bounded count defaultRowBytes.
+type bounded interface {
+	capStrings()
+	approxBytes() int64
+}
+
+const defaultRowBytes = 512
+
+// BatchWriter records rows (refusals, decisions) without ever making the
+// request wait for the disk: Write appends to an in-memory queue and a
+// background goroutine commits the queue in batches. Logging a refusal
+// must not be the thing that slows the guard down when the disk is busy
+// (a purge, a backup, a slow volume), and a busy disk must not lose what
+// was logged: past the queue's bounds, or once the database has stalled
+// for StallAfter, rows go to a local spill file and are drained, in
+// order, when the database answers again.
+//
+// Order: the batch in flight (or the failed batch being retried), then the
+// memory queue, then the spill file. While the spill file holds rows every
+// new row is appended to it too, so the order of Writes is the order of
+// IDs in the database.
 type BatchWriter[T any] struct {
 	insert func(ctx context.Context, rows []T) error
 	opts   RefusalWriterOptions
 
-	mu     sync.Mutex
-	queue  []T
-	closed bool
+	mu         sync.Mutex
+	head       []T // a failed batch, retried before anything else
+	queue      []T
+	queueBytes int64
+	inflight   int
+	// The batch in flight, when it came from memory, and, once a stall
+	// moved it to the spill file too, the offset after its lines there: a
+	// commit then skips them, and a failure leaves them to the spill.
+	inflightRows       []T
+	inflightSpilledEnd int64
+	closed             bool
+	spill              *spillFile // nil without a spill file
+	spilling           bool       // new rows go to the spill file
+	stallSince         time.Time  // when the oldest unwritten batch first started; zero when none
+	stallLog           bool       // a stall was logged and its end is still to be
+	stallTotal         time.Duration
+	lastDrop           time.Time // when a drop was last logged
+	lastDropAt         time.Time // when a row was last dropped
+	dropsToLog         uint64
 
 	written  atomic.Uint64
 	dropped  atomic.Uint64
 	failures atomic.Uint64
+	spilled  atomic.Uint64
+	latency  latencyHistogram
 
 	wake   chan struct{} // buffered(1): "a batch is ready", coalesced
 	stop   chan struct{} // closed by Close
@@ -83,18 +136,40 @@ type BatchWriter[T any] struct {
 }
 
 // NewRefusalWriter starts a writer that batches refusals into store. Call
-// Close on shutdown to flush what is still queued.
+// Close on shutdown to flush what is still queued. A spill file left by an
+// earlier process at opts.SpillPath is replayed first.
 func NewRefusalWriter(store *Store, opts RefusalWriterOptions) *RefusalWriter {
-	return newRefusalWriter(store, opts)
+	w, err := NewBatchWriter(store.InsertRefusals, opts)
+	if err != nil {
+		// Without its spill file the writer still writes, bounded in
+		// memory; say so rather than refuse to log.
+		if opts.Log != nil {
+			opts.Log.Error("refusal log: no spill file; a long database stall will drop rows", "err", err)
+		}
+		opts.SpillPath = ""
+		w, _ = NewBatchWriter(store.InsertRefusals, opts)
+	}
+	return w
 }
 
 func newRefusalWriter(sink refusalSink, opts RefusalWriterOptions) *RefusalWriter {
 	return newBatchWriter(sink.InsertRefusals, opts)
 }
 
-// newBatchWriter starts a writer that commits rows of one kind through
-// insert, in batches, from a background goroutine.
+// newBatchWriter starts a writer without a spill file (or panics on one it
+// cannot open: for tests and callers that checked the path already).
 func newBatchWriter[T any](insert func(context.Context, []T) error, opts RefusalWriterOptions) *BatchWriter[T] {
+	w, err := NewBatchWriter(insert, opts)
+	if err != nil {
+		panic(err)
+	}
+	return w
+}
+
+// NewBatchWriter starts a writer that commits rows of one kind through
+// insert, in batches, from a background goroutine. It fails only when
+// opts.SpillPath cannot be opened.
+func NewBatchWriter[T any](insert func(context.Context, []T) error, opts RefusalWriterOptions) (*BatchWriter[T], error) {
 	if opts.FlushInterval <= 0 {
 		opts.FlushInterval = DefaultFlushInterval
 	}
@@ -103,6 +178,18 @@ func newBatchWriter[T any](insert func(context.Context, []T) error, opts Refusal
 	}
 	if opts.QueueCap <= 0 {
 		opts.QueueCap = DefaultRefusalQueue
+	}
+	if opts.QueueBytes <= 0 {
+		opts.QueueBytes = DefaultQueueBytes
+	}
+	if opts.SpillMaxBytes <= 0 {
+		opts.SpillMaxBytes = DefaultSpillMaxBytes
+	}
+	if opts.StallAfter <= 0 {
+		opts.StallAfter = DefaultStallAfter
+	}
+	if opts.Name == "" {
+		opts.Name = "batch writer"
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &BatchWriter[T]{
@@ -114,25 +201,63 @@ func newBatchWriter[T any](insert func(context.Context, []T) error, opts Refusal
 		ctx:    ctx,
 		cancel: cancel,
 	}
+	if opts.SpillPath != "" {
+		sp, err := openSpill(opts.SpillPath)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		w.spill = sp
+		if sp.rows > 0 {
+			w.spilling = true // replay what an earlier process left, before anything new
+			w.logInfo("replaying rows spilled by an earlier process", "rows", sp.rows, "file", sp.path)
+		}
+	}
 	go w.run()
-	return w
+	return w, nil
 }
 
-// Write queues r and returns at once; it never touches the disk. A zero
-// Time is stamped now, so the row records when the refusal happened rather
-// than when it was flushed. It returns false, and counts a drop, if the
-// queue is full or the writer is closed.
+// Write queues r and returns at once; it never waits for the database. A
+// zero Time is stamped now, so the row records when the refusal happened
+// rather than when it was flushed, and over-long strings are capped. It
+// returns false, and counts a drop, only if the writer is closed or the
+// row fits neither the memory bound nor the spill file.
 func (w *BatchWriter[T]) Write(r T) bool {
+	now := time.Now().UTC()
 	if st, ok := any(&r).(stamped); ok {
-		st.stampNow(time.Now().UTC())
+		st.stampNow(now)
+	}
+	size := int64(defaultRowBytes)
+	if b, ok := any(&r).(bounded); ok {
+		b.capStrings()
+		size = b.approxBytes()
 	}
 	w.mu.Lock()
-	if w.closed || len(w.queue) >= w.opts.QueueCap {
+	if w.closed {
 		w.mu.Unlock()
-		w.dropped.Add(1)
+		w.drop(1, "the writer is closed")
 		return false
 	}
-	w.queue = append(w.queue, r)
+	over := len(w.queue) >= w.opts.QueueCap || w.queueBytes+size > w.opts.QueueBytes
+	stalled := w.stalledLocked(now)
+	if !w.spilling && w.spill != nil && (over || stalled) {
+		w.startSpillLocked(now, stalled)
+	}
+	switch {
+	case w.spilling:
+		if err := w.spillLocked(r); err != nil {
+			w.mu.Unlock()
+			w.drop(1, err.Error())
+			return false
+		}
+	case over:
+		w.mu.Unlock()
+		w.drop(1, "the queue is full and there is no spill file")
+		return false
+	default:
+		w.queue = append(w.queue, r)
+		w.queueBytes += size
+	}
 	ready := len(w.queue) >= w.opts.FlushBatch
 	w.mu.Unlock()
 	if ready {
@@ -144,51 +269,110 @@ func (w *BatchWriter[T]) Write(r T) bool {
 	return true
 }
 
-// Dropped returns how many refusals were not recorded because the queue was
-// full or the writer was closed.
+// stalledLocked reports whether the oldest unwritten batch has waited
+// past the threshold.
+func (w *BatchWriter[T]) stalledLocked(now time.Time) bool {
+	return !w.stallSince.IsZero() && now.Sub(w.stallSince) >= w.opts.StallAfter
+}
+
+// startSpillLocked moves everything unwritten to the spill file, oldest
+// first (the failed or in-flight batch, then the queue), and sends new rows
+// there. The file is empty here: it is only ever appended to while
+// spilling, and spilling ends when it is drained. The batch in flight is
+// copied, not taken: it may still commit, and then its lines are skipped.
+// So a process killed during a stall loses nothing it acknowledged.
+func (w *BatchWriter[T]) startSpillLocked(now time.Time, stalled bool) {
+	first := w.head
+	if first == nil && w.inflightRows != nil {
+		first = w.inflightRows
+	}
+	if len(first) > 0 {
+		if err := spillAppend(w.spill, first...); err != nil {
+			return // all stays in memory; the row itself is dropped by the caller
+		}
+		if w.head == nil {
+			w.inflightSpilledEnd = w.spill.size
+		}
+		w.head = nil
+	}
+	if len(w.queue) > 0 {
+		if err := spillAppend(w.spill, w.queue...); err != nil {
+			w.logError("could not spill the queue; it stays in memory", "err", err)
+			w.spilling = true
+			return
+		}
+		w.spilled.Add(uint64(len(w.queue)))
+	}
+	w.queue, w.queueBytes = nil, 0
+	w.spilling = true
+	if stalled && !w.stallLog {
+		w.stallLog = true
+		w.logWarn("database stalled; spilling rows to disk until it answers", "waiting", now.Sub(w.stallSince).Round(time.Millisecond).String(), "file", w.spill.path)
+	}
+}
+
+func (w *BatchWriter[T]) spillLocked(r T) error {
+	if w.spill.size >= w.opts.SpillMaxBytes {
+		return fmt.Errorf("the spill file %s reached its bound of %d bytes", w.spill.path, w.opts.SpillMaxBytes)
+	}
+	if err := spillAppend(w.spill, r); err != nil {
+		return err
+	}
+	w.spilled.Add(1)
+	return nil
+}
+
+// drop counts n lost rows and logs it, at most once every 10 seconds.
+func (w *BatchWriter[T]) drop(n uint64, why string) {
+	w.dropped.Add(n)
+	w.mu.Lock()
+	w.dropsToLog += n
+	now := time.Now()
+	w.lastDropAt = now
+	if now.Sub(w.lastDrop) < 10*time.Second {
+		w.mu.Unlock()
+		return
+	}
+	count := w.dropsToLog
+	w.dropsToLog, w.lastDrop = 0, now
+	w.mu.Unlock()
+	w.logError("rows dropped: they will never reach the database", "rows", count, "dropped_total", w.dropped.Load(), "why", why)
+}
+
+// Dropped returns how many rows were lost for good.
 func (w *BatchWriter[T]) Dropped() uint64 { return w.dropped.Load() }
 
 // Stats returns the writer's counters.
 func (w *BatchWriter[T]) Stats() RefusalWriterStats {
+	now := time.Now().UTC()
 	w.mu.Lock()
-	queued := len(w.queue)
+	st := RefusalWriterStats{
+		Queued:      len(w.queue) + len(w.head),
+		QueuedBytes: w.queueBytes,
+		InFlight:    w.inflight,
+		Stalled:     w.stalledLocked(now),
+		StallTotal:  w.stallTotal,
+		LastDrop:    w.lastDropAt,
+	}
+	if st.Stalled {
+		st.StalledFor = now.Sub(w.stallSince)
+		st.StallTotal += st.StalledFor
+	}
+	if w.spill != nil {
+		st.SpillRows, st.SpillBytes, st.SpillPath = w.spill.rows, w.spill.pending(), w.spill.path
+	}
+	if w.inflightSpilledEnd > 0 {
+		st.InFlight = 0 // counted once, in SpillRows
+	}
 	w.mu.Unlock()
-	return RefusalWriterStats{
-		Queued:   queued,
-		Written:  w.written.Load(),
-		Dropped:  w.dropped.Load(),
-		Failures: w.failures.Load(),
-	}
-}
-
-// Close stops accepting rows, waits for any batch in flight, and writes
-// everything still queued. If ctx ends first it gives up and reports how
-// many rows were not written. Close is not safe to call twice.
-func (w *BatchWriter[T]) Close(ctx context.Context) error {
-	w.mu.Lock()
-	w.closed = true
-	w.mu.Unlock()
-	close(w.stop)
-	select {
-	case <-w.done:
-	case <-ctx.Done():
-		w.cancel()
-		return fmt.Errorf("models: batch writer closed with %d rows not written: %w", w.Stats().Queued, ctx.Err())
-	}
-	defer w.cancel()
-	for {
-		err := w.flush(ctx)
-		queued := w.Stats().Queued
-		if err == nil && queued == 0 {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("models: batch writer closed with %d rows not written: %w", queued, ctx.Err())
-		}
-		if err != nil {
-			return fmt.Errorf("models: batch writer closed with %d rows not written: %w", queued, err)
-		}
-	}
+	st.Written = w.written.Load()
+	st.Dropped = w.dropped.Load()
+	st.Failures = w.failures.Load()
+	st.Spilled = w.spilled.Load()
+	st.Batches = w.latency.count.Load()
+	st.BatchSeconds = time.Duration(w.latency.nanos.Load()).Seconds()
+	st.BatchBuckets = w.latency.cumulative()
+	return st
 }
 
 func (w *BatchWriter[T]) run() {
@@ -208,38 +392,153 @@ func (w *BatchWriter[T]) run() {
 	}
 }
 
-// flush writes everything queued at the time of the call, in transactions
-// of at most refusalRowsPerTxLimit rows. On failure the unwritten rows go
-// back to the front of the queue, keeping their order.
+// flush writes batches until nothing is left or a batch fails: the failed
+// batch first, then the memory queue, then the spill file.
 func (w *BatchWriter[T]) flush(ctx context.Context) error {
-	w.mu.Lock()
-	pending := w.queue
-	w.queue = nil
-	w.mu.Unlock()
-	for len(pending) > 0 {
-		n := min(len(pending), refusalRowsPerTxLimit)
-		if err := w.insert(ctx, pending[:n]); err != nil {
-			w.failures.Add(1)
-			w.requeue(pending)
+	defer w.syncSpill()
+	for {
+		rows, fromSpill, end, err := w.nextBatch()
+		if err != nil || len(rows) == 0 {
 			return err
 		}
-		w.written.Add(uint64(n))
-		pending = pending[n:]
+		if err := w.writeBatch(ctx, rows, fromSpill, end); err != nil {
+			return err
+		}
+	}
+}
+
+// nextBatch takes the next batch to write, and for one read from the spill
+// file the offset after it. Rows leave the queue here and are counted as
+// in flight until written or put back.
+func (w *BatchWriter[T]) nextBatch() (rows []T, fromSpill bool, end int64, err error) {
+	w.mu.Lock()
+	switch {
+	case len(w.head) > 0:
+		rows, w.head = w.head, nil
+	case len(w.queue) > 0:
+		n := min(len(w.queue), refusalRowsPerTxLimit)
+		rows = w.queue[:n:n]
+		w.queue = w.queue[n:]
+		if len(w.queue) == 0 {
+			w.queue = nil // let the backing array go
+		}
+		w.queueBytes = max(0, w.queueBytes-w.rowsBytes(rows))
+	case w.spill != nil && w.spill.pending() > 0:
+		// Decode outside the lock: Write must never wait for it. Only
+		// this goroutine moves readOff, and appends only move size.
+		off, size := w.spill.readOff, w.spill.size
+		w.mu.Unlock()
+		if rows, end, err = spillRead[T](w.spill, off, size, refusalRowsPerTxLimit); err != nil {
+			return nil, false, 0, err
+		}
+		w.mu.Lock()
+		fromSpill = true
+	default:
+		if w.spilling {
+			w.spilling = false // drained: new rows go to memory again
+			if err := w.spill.reset(); err != nil {
+				w.logError("could not empty the drained spill file", "err", err)
+			}
+		}
+		w.mu.Unlock()
+		return nil, false, 0, nil
+	}
+	defer w.mu.Unlock()
+	w.inflightRows, w.inflightSpilledEnd = nil, 0
+	if !fromSpill { // rows from the spill file are counted there
+		w.inflight, w.inflightRows = len(rows), rows
+	}
+	if w.stallSince.IsZero() {
+		w.stallSince = time.Now().UTC()
+	}
+	return rows, fromSpill, end, nil
+}
+
+// rowsBytes is the estimated size of rows, as Write counted it.
+func (w *BatchWriter[T]) rowsBytes(rows []T) int64 {
+	var n int64
+	for i := range rows {
+		if b, ok := any(&rows[i]).(bounded); ok {
+			n += b.approxBytes()
+		} else {
+			n += defaultRowBytes
+		}
+	}
+	return n
+}
+
+// writeBatch inserts one batch and settles it: counted as written, or
+// kept as the head to retry.
+func (w *BatchWriter[T]) writeBatch(ctx context.Context, rows []T, fromSpill bool, end int64) error {
+	start := time.Now()
+	err := w.insert(ctx, rows)
+	w.latency.observe(time.Since(start))
+	w.mu.Lock()
+	spilledEnd := w.inflightSpilledEnd
+	w.inflight, w.inflightRows, w.inflightSpilledEnd = 0, nil, 0
+	if err != nil {
+		if !fromSpill && spilledEnd == 0 {
+			w.head = rows // the spill file keeps its own rows until committed
+		}
+		w.mu.Unlock()
+		w.failures.Add(1)
+		return err
+	}
+	w.written.Add(uint64(len(rows)))
+	var posErr error
+	switch {
+	case fromSpill:
+		posErr = w.spill.committed(end, len(rows))
+	case spilledEnd > 0: // committed after all: skip its copy in the spill file
+		posErr = w.spill.committed(spilledEnd, len(rows))
+	}
+	var stalledFor time.Duration
+	if !w.stallSince.IsZero() {
+		d := time.Now().UTC().Sub(w.stallSince)
+		if d >= w.opts.StallAfter {
+			w.stallTotal += d
+		}
+		if w.stallLog {
+			stalledFor, w.stallLog = d, false
+		}
+		w.stallSince = time.Time{}
+	}
+	spillRows := int64(0)
+	if w.spill != nil {
+		spillRows = w.spill.rows
+	}
+	w.mu.Unlock()
+	if posErr != nil {
+		w.logError("could not save the spill file's position; a restart may write its last batch twice", "err", posErr)
+	}
+	if stalledFor > 0 {
+		w.logWarn("database answers again; draining spilled rows", "stalled", stalledFor.Round(time.Millisecond).String(), "spilled_rows", spillRows)
 	}
 	return nil
 }
 
-// requeue puts rows back ahead of anything queued meanwhile, dropping (and
-// counting) whatever no longer fits under the cap.
-func (w *BatchWriter[T]) requeue(rows []T) {
+func (w *BatchWriter[T]) syncSpill() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	merged := make([]T, 0, len(rows)+len(w.queue))
-	merged = append(merged, rows...)
-	merged = append(merged, w.queue...)
-	if over := len(merged) - w.opts.QueueCap; over > 0 {
-		w.dropped.Add(uint64(over))
-		merged = merged[:w.opts.QueueCap]
+	if w.spill != nil && w.spill.pending() > 0 {
+		_ = w.spill.sync()
 	}
-	w.queue = merged
+}
+
+func (w *BatchWriter[T]) logInfo(msg string, args ...any) {
+	if w.opts.Log != nil {
+		w.opts.Log.Info(w.opts.Name+": "+msg, args...)
+	}
+}
+
+func (w *BatchWriter[T]) logWarn(msg string, args ...any) {
+	if w.opts.Log != nil {
+		w.opts.Log.Warn(w.opts.Name+": "+msg, args...)
+	}
+}
+
+func (w *BatchWriter[T]) logError(msg string, args ...any) {
+	if w.opts.Log != nil {
+		w.opts.Log.Error(w.opts.Name+": "+msg, args...)
+	}
 }

@@ -203,7 +203,11 @@ func TestRefusalWriterDropsWhenQueueIsFull(t *testing.T) {
 	if accepted != 10 || w.Dropped() != 90 {
 		t.Errorf("accepted %d, dropped %d; want 10 and 90", accepted, w.Dropped())
 	}
-	closeWriter(t, w)
+	// Close writes the 10 and still reports the 90 it never will.
+	var ce *WriterCloseError
+	if err := w.Close(testCtx(t)); !errors.As(err, &ce) || ce.NotWritten != 90 || ce.Lost != 90 {
+		t.Fatalf("Close = %v, want 90 rows not written, lost", err)
+	}
 	if got := countRefusals(t, s); got != 10 {
 		t.Errorf("%d rows on disk, want the 10 accepted", got)
 	}

@@ -48,6 +48,16 @@ var migrations = []migration{
 	{5, "tickets: the ticket of each refusal, the decisions store, the refusals' search text", tickets},
 	{6, "scoped allowlist entries, internal hosts, report-only entries and access requests", scopes},
 	{7, "the Overview's index on the refusal log", func(tx *gorm.DB, _ engine) error { return createOverviewIndex(tx) }},
+	{8, "the refusal log's counters by hour and day, kept with each batch", counts},
+}
+
+// counts is migration 8: the counters the log page and the Overview read
+// instead of counting rows, filled once from the rows already there.
+func counts(tx *gorm.DB, _ engine) error {
+	if err := tx.AutoMigrate(&refusalCount{}); err != nil {
+		return err
+	}
+	return backfillRefusalCounts(tx)
 }
 
 // tickets is migration 5: refusals name their ticket, allowed decisions

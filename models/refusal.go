@@ -132,7 +132,10 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 				return err
 			}
 		}
-		return recordTexts(tx, prepared)
+		if err := recordTexts(tx, prepared); err != nil {
+			return err
+		}
+		return addCounts(tx, countRows(prepared))
 	})
 	if err != nil {
 		return fmt.Errorf("models: storing %d refusals in %q: %w", len(rows), s.path, err)

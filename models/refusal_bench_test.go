@@ -20,7 +20,7 @@ import (
 const (
 	benchRows        = 1_000_000
 	benchHosts       = 5000
-	benchSeedVersion = "refusals-v3"
+	benchSeedVersion = "refusals-v4" // tickets, search text, counters
 )
 
 var benchStart = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -139,6 +139,19 @@ func seedBenchDB(path string) error {
 	if err != nil {
 		return err
 	}
+	if err := seedRefusals(s, benchRows, benchStart, benchStep); err != nil {
+		return errors.Join(err, s.Close())
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// seedRefusals writes n synthetic refusals, one every step from start,
+// with raw multi-row INSERTs in one transaction (no counters: the next
+// Open fills them, as for a database from before them).
+func seedRefusals(s *Store, n int, start time.Time, step time.Duration) error {
 	codes := []string{"not_allowlisted", "blocked_address", "bad_port", "bad_scheme", "dns_failure", "redirect_blocked", "too_many_redirects", "invalid_url"}
 	tools := []string{"fetch_url", "take_screenshot", "call_integration", "proxy", "check"}
 	kinds := []string{"policy", "policy", "policy", "network"}
@@ -155,40 +168,37 @@ func seedBenchDB(path string) error {
 	ctx := context.Background()
 	sqlDB, err := s.w.DB()
 	if err != nil {
-		return errors.Join(err, s.Close())
+		return err
 	}
 	tx, err := sqlDB.BeginTx(ctx, nil)
 	if err != nil {
-		return errors.Join(err, s.Close())
+		return err
 	}
 	prep, err := tx.PrepareContext(ctx, stmt)
 	if err != nil {
-		return errors.Join(err, tx.Rollback(), s.Close())
+		return errors.Join(err, tx.Rollback())
 	}
 	args := make([]any, 0, perStmt*len(cols))
-	for i := 0; i < benchRows; i += perStmt {
+	for i := 0; i < n; i += perStmt {
 		args = args[:0]
 		for j := i; j < i+perStmt; j++ {
 			host := fmt.Sprintf("svc-%05d.example.com", rng.IntN(benchHosts))
 			code := codes[rng.IntN(len(codes))]
 			args = append(args,
-				benchStart.Add(time.Duration(j)*benchStep), tools[rng.IntN(len(tools))],
+				start.Add(time.Duration(j)*step), tools[rng.IntN(len(tools))],
 				"https://"+host+"/ticket/"+fmt.Sprint(j), host, 443, `["10.0.0.1"]`, code, "private",
 				"refused: "+code, "ask an admin to allowlist "+host, "", fmt.Sprintf("agent-%02d", rng.IntN(40)),
 				fmt.Sprint("thread-", j/7), "email", "", statuses[rng.IntN(len(statuses))], "", "",
 				kinds[rng.IntN(len(kinds))], "add_entry", host, benchTicket(j))
 		}
 		if _, err := prep.ExecContext(ctx, args...); err != nil {
-			return errors.Join(err, tx.Rollback(), s.Close())
+			return errors.Join(err, tx.Rollback())
 		}
 	}
 	if err := errors.Join(prep.Close(), tx.Commit()); err != nil {
-		return errors.Join(err, s.Close())
-	}
-	if err := s.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	return nil
 }
 
 // benchTicket gives most rows a ticket, about 20 rows each, the way a

@@ -25,6 +25,10 @@ func (s *Store) ListRefusalsAfter(ctx context.Context, q RefusalQuery, afterID i
 		return nil, false, err
 	}
 	db := s.r.WithContext(ctx)
+	q, none, err := q.resolveHosts(db)
+	if err != nil || none {
+		return nil, false, err
+	}
 	idq, err := q.filter(db.Table("refusals"))
 	if err != nil {
 		return nil, false, err

@@ -15,8 +15,11 @@ import (
 const purgeChunk = 2000
 
 // PurgeRefusalsBefore deletes refusals whose Time is before t, oldest first,
-// in chunks of purgeChunk rows. It stops early when ctx ends and reports how
-// many rows it deleted so far in either case.
+// in chunks of purgeChunk rows, then the counters of the hours it emptied
+// (recounting the one it cut through), the refused hosts no refusal names
+// any more, and, on SQLite, gives the freed pages back to the file system.
+// It stops early when ctx ends and reports how many rows it deleted so far
+// in either case.
 func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, error) {
 	return s.purgeBefore(ctx, "refusals", t)
 }
@@ -26,18 +29,76 @@ func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, er
 func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int64, error) {
 	var total int64
 	cutoff := t.UTC()
+	fail := func(err error) (int64, error) {
+		return total, fmt.Errorf("models: purging refusals before %s stopped after %d rows: %w", cutoff.Format(time.RFC3339), total, err)
+	}
 	for {
 		if err := ctx.Err(); err != nil {
-			return total, fmt.Errorf("models: purging %s before %s stopped after %d rows: %w", table, cutoff.Format(time.RFC3339), total, err)
+			return fail(err)
 		}
 		res := s.purgeChunk(ctx, table, cutoff)
 		if res.Error != nil {
-			return total, fmt.Errorf("models: purging %s before %s after %d rows: %w", table, cutoff.Format(time.RFC3339), total, res.Error)
+			return fail(res.Error)
 		}
 		total += res.RowsAffected
 		if res.RowsAffected < purgeChunk {
-			return total, nil
+			break
 		}
+	}
+	if total == 0 {
+		return 0, nil
+	}
+	if err := s.purgeCounts(ctx, cutoff); err != nil {
+		return fail(err)
+	}
+	if err := s.purgeRefusalHosts(ctx); err != nil {
+		return fail(err)
+	}
+	if err := s.reclaimSpace(ctx); err != nil {
+		return fail(err)
+	}
+	return total, nil
+}
+
+// purgeCounts drops the counters of periods wholly before cutoff and
+// recounts the hour and the day it falls in.
+func (s *Store) purgeCounts(ctx context.Context, cutoff time.Time) error {
+	err := s.w.WithContext(ctx).Exec("DELETE FROM refusal_counts WHERE (dim <> ? AND period < ?) OR (dim = ? AND period < ?)",
+		dimHost, hourOf(cutoff), dimHost, utcDay(cutoff)).Error
+	if err != nil {
+		return fmt.Errorf("dropping purged counters: %w", err)
+	}
+	if err := s.recountFrom(ctx, cutoff); err != nil {
+		return fmt.Errorf("recounting from %s: %w", cutoff.Format(time.RFC3339), err)
+	}
+	return nil
+}
+
+// hostPurgeChunk is how many refused hosts one statement checks.
+const hostPurgeChunk = 500
+
+// purgeRefusalHosts removes hosts no refusal names any more, walking the
+// list in host order in short statements. A host refused again meanwhile
+// is inserted again by its batch, so a race costs nothing but a re-insert.
+func (s *Store) purgeRefusalHosts(ctx context.Context) error {
+	after := ""
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var hosts []string
+		if err := s.r.WithContext(ctx).Table("refusal_hosts").Where("host > ?", after).Order("host").Limit(hostPurgeChunk).Pluck("host", &hosts).Error; err != nil {
+			return fmt.Errorf("reading the refused-host list: %w", err)
+		}
+		if len(hosts) == 0 {
+			return nil
+		}
+		err := s.w.WithContext(ctx).Exec(
+			"DELETE FROM refusal_hosts WHERE host IN ? AND NOT EXISTS (SELECT 1 FROM refusals WHERE refusals.host = refusal_hosts.host)", hosts).Error
+		if err != nil {
+			return fmt.Errorf("purging the refused-host list: %w", err)
+		}
+		after = hosts[len(hosts)-1]
 	}
 }
 

@@ -241,5 +241,10 @@ func (s *Store) checkWAL() error {
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("models: open %q: journal mode is %q, not WAL; the file system may not support WAL (network file systems often do not), use a local disk", s.path, mode)
 	}
+	// A new file gets incremental vacuum before its first table exists
+	// (refusal_vacuum.go); VACUUM cannot run inside the migrations' lock.
+	if err := prepareVacuum(s.w.WithContext(ctx)); err != nil {
+		return fmt.Errorf("models: open %q: %w", s.path, err)
+	}
 	return nil
 }

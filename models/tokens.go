@@ -124,39 +124,55 @@ func (s *Store) FindActiveToken(ctx context.Context, hash string) (AgentToken, e
 	return rows[0], nil
 }
 
-// TouchToken records that token id was used at now. It writes at most once
-// per touchEvery per token: in-process via a memo, across processes via the
-// WHERE clause, so calling it on every request is cheap.
-func (s *Store) TouchToken(ctx context.Context, id int64, now time.Time) error {
-	now = now.UTC()
+// TouchTokens records when each token was last used, in one transaction.
+// Callers collect uses in memory and call it from the background, never
+// on an agent's request: a write waits for the write lock, and a stalled
+// database must not stall verification. It writes a token at most once per
+// touchEvery: in-process via a memo, across processes via the WHERE clause.
+// A token unknown to the database is skipped.
+func (s *Store) TouchTokens(ctx context.Context, uses map[int64]time.Time) error {
+	due := make(map[int64]time.Time, len(uses))
 	s.touchMu.Lock()
-	last, ok := s.touched[id]
+	for id, at := range uses {
+		at = at.UTC()
+		if last, ok := s.touched[id]; !ok || at.Sub(last) >= touchEvery {
+			due[id] = at
+		}
+	}
 	s.touchMu.Unlock()
-	if ok && now.Sub(last) < touchEvery {
+	if len(due) == 0 {
 		return nil
 	}
-	res := s.w.WithContext(ctx).Model(&AgentToken{}).
-		Where("id = ? AND (last_used_at IS NULL OR last_used_at <= ?)", id, now.Add(-touchEvery)).
-		Update("last_used_at", now)
-	if res.Error != nil {
-		return fmt.Errorf("models: recording use of agent token %d: %w", id, res.Error)
+	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for id, at := range due {
+			err := tx.Model(&AgentToken{}).
+				Where("id = ? AND (last_used_at IS NULL OR last_used_at <= ?)", id, at.Add(-touchEvery)).
+				Update("last_used_at", at).Error
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("models: recording the last use of %d agent tokens: %w", len(due), err)
 	}
-	stored := now
-	if res.RowsAffected == 0 {
-		// Another process touched it within the minute. Remember its time,
-		// not ours, or we would skip past the moment the next write is due.
-		var tok AgentToken
-		err := s.r.WithContext(ctx).Select("last_used_at").Where("id = ?", id).Limit(1).Find(&tok).Error
-		if err != nil {
-			return fmt.Errorf("models: reading last use of agent token %d: %w", id, err)
-		}
-		if tok.LastUsedAt == nil {
-			return nil // unknown token: nothing to record or remember
-		}
-		stored = tok.LastUsedAt.UTC()
+	// Remember what is now stored, ours or another process's newer time,
+	// so the next write is due a minute after the stored one.
+	var rows []AgentToken
+	ids := make([]int64, 0, len(due))
+	for id := range due {
+		ids = append(ids, id)
+	}
+	if err := s.r.WithContext(ctx).Select("id", "last_used_at").Where("id IN ?", ids).Find(&rows).Error; err != nil {
+		return fmt.Errorf("models: reading last use of agent tokens: %w", err)
 	}
 	s.touchMu.Lock()
-	s.touched[id] = stored
+	for _, t := range rows {
+		if t.LastUsedAt != nil {
+			s.touched[t.ID] = t.LastUsedAt.UTC()
+		}
+	}
 	s.touchMu.Unlock()
 	return nil
 }

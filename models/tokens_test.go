@@ -92,7 +92,7 @@ func TestCreateTokenRejects(t *testing.T) {
 	})
 }
 
-func TestTouchTokenWritesAtMostOncePerMinute(t *testing.T) {
+func TestTouchTokensWritesAtMostOncePerMinute(t *testing.T) {
 	path := t.TempDir() + "/o.db"
 	s, err := Open(path)
 	if err != nil {
@@ -134,7 +134,7 @@ func TestTouchTokenWritesAtMostOncePerMinute(t *testing.T) {
 		if store == nil {
 			store = other
 		}
-		if err := store.TouchToken(ctx, tok.ID, t0.Add(st.at)); err != nil {
+		if err := store.TouchTokens(ctx, map[int64]time.Time{tok.ID: t0.Add(st.at), 999: t0}); err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
 		if got := lastUsed(s); !got.Equal(t0.Add(st.want)) {

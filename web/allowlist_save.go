@@ -84,6 +84,8 @@ func showEntryProblems(f *views.AllowForm, invalid *app.ValidationError) {
 			f.NoteError = p.Text()
 		case p.Code == app.ProblemNoEntries:
 			f.Error = "Type at least one entry, one per line, e.g. status.example.com."
+		case p.Code == app.ProblemAllowlistFull:
+			f.Error = p.Text()
 		case p.Field == "agents" || p.Field == "tools" || p.Field == "report_only" || (p.Line == 0 && p.Field == "entries"):
 			f.ScopeError = strings.TrimSpace(f.ScopeError + " " + p.Text())
 		default:

@@ -72,6 +72,10 @@ type Deps struct {
 	// safe preview); without it the page says none runs here.
 	Preview Previewer
 
+	// RefusalLog reports the refusal log writer's state (queue, spill
+	// file, stall, drops) for /healthz and the log's banner; nil: none.
+	RefusalLog func() models.RefusalWriterStats
+
 	// Listen is the address the console's listener is bound to, and
 	// AllowedHosts the further names (or host:port) it answers to; any
 	// other Host gets 421 (hostcheck.go says why and which). Without
@@ -227,11 +231,19 @@ func (s *Server) healthz(c echo.Context) error {
 	if err != nil {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the database cannot be read"})
 	}
-	body := map[string]any{"status": "ok", "revision": rev}
+	body, code := map[string]any{"status": "ok", "revision": rev}, http.StatusOK
 	if s.d.Reloads != nil {
 		body["store"], body["reload"] = reloadHealth(s.d.Reloads.ReloadStatus(), rev)
 	}
-	return c.JSON(http.StatusOK, body)
+	if s.d.RefusalLog != nil {
+		var writer map[string]any
+		writer, code = logWriterHealth(s.d.RefusalLog(), s.d.Now())
+		body["refusal_log"] = writer
+		if state := writer["state"]; state != "ok" && state != "draining" {
+			body["status"] = "degraded"
+		}
+	}
+	return c.JSON(code, body)
 }
 
 func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,15 +26,22 @@ const proxyBenchClients = 64
 
 // BenchmarkStandaloneProxy measures requests per second from 64
 // concurrent keep-alive clients to one loopback server, in one run on the
-// same server and load: directly, through a minimal unguarded Go forward
-// proxy, and through `console proxy` (token authentication over the store,
-// the decision, the connect-time check, the per-decision log line). Both
-// proxies pool 64 idle connections per host, so they differ only in the
-// guard's work. Target: guarded ≥ 0.9 × minimal. guarded stores every
-// allowed decision (the decisions store, for tickets' timelines) and
+// same server and load, for 4 KB and 64 KB answers: directly, through a
+// minimal unguarded Go forward proxy, and through `console proxy` (token
+// authentication over the store, the decision, the connect-time check, the
+// per-decision log line, written to a file). Both proxies pool 64 idle
+// connections per host, so they differ only in the guard's work. Target:
+// guarded ≥ 0.9 × minimal at both sizes. guarded stores every allowed
+// decision of a ticket (the decisions store, for tickets' timelines) and
 // guarded-no-decisions does not: target guarded ≥ 0.9 × guarded-no-decisions.
 func BenchmarkStandaloneProxy(b *testing.B) {
-	body := strings.Repeat("x", 1024)
+	for _, size := range []int{4 << 10, 64 << 10} {
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) { benchProxySize(b, size) })
+	}
+}
+
+func benchProxySize(b *testing.B, size int) {
+	body := strings.Repeat("x", size)
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		io.WriteString(w, body)
@@ -45,7 +54,12 @@ func BenchmarkStandaloneProxy(b *testing.B) {
 
 	db := tempDB(b)
 	ctx := context.Background()
-	a, err := app.Open(ctx, db, app.Options{Log: slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	logFile, err := os.Create(filepath.Join(b.TempDir(), "decisions.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer logFile.Close()
+	a, err := app.Open(ctx, db, app.Options{Log: jsonLog(logFile)})
 	if err != nil {
 		b.Fatal(err)
 	}

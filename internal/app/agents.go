@@ -21,6 +21,8 @@ func (a *App) VerifyToken(ctx context.Context, token string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_ = a.store.TouchToken(ctx, t.ID, time.Now()) // best effort: last-used is a hint
+	if a.uses != nil {
+		a.uses.note(t.ID, time.Now()) // written from the background (token_uses.go)
+	}
 	return t.Name, nil
 }

@@ -161,6 +161,9 @@ func (a *App) AddEntries(ctx context.Context, req AddEntries) (EntriesAdded, err
 		res.Mode = ModeChange{Scope: req.Scope, Was: st.ReachOf(req.Scope), Now: st.ReachOf(req.Scope)}
 		return res, nil // all already listed: nothing to store, audit or reload
 	}
+	if len(st.Rows)+len(add) > models.MaxAllowlistEntries {
+		return EntriesAdded{}, allowlistFull(&models.AllowlistFullError{Listed: len(st.Rows), Adding: len(add)})
+	}
 	note, now := strings.TrimSpace(req.Note), time.Now().UTC()
 	rows := make([]models.AllowlistEntry, len(add))
 	records := make([]models.Audit, len(add))
@@ -206,6 +209,10 @@ func (a *App) checkRuleFlags(ctx context.Context, req AddEntries, add []guard.En
 // entry added or removed by someone else between our read and our write
 // is a conflict like a stale version.
 func (a *App) allowlistRace(ctx context.Context, expected int64, err error) error {
+	var full *models.AllowlistFullError
+	if errors.As(err, &full) { // another add filled the list meanwhile
+		return allowlistFull(full)
+	}
 	if !errors.Is(err, models.ErrDuplicate) && !errors.Is(err, models.ErrNotFound) {
 		return storeError(err)
 	}
@@ -375,4 +382,10 @@ func Badge(entries int) string {
 		return "PUBLIC WEB"
 	}
 	return strconv.Itoa(entries) + " ALLOWED"
+}
+
+// allowlistFull words the cap as a problem with the entries, so a form
+// shows it above them with the input kept, and the command line prints it.
+func allowlistFull(e *models.AllowlistFullError) *ValidationError {
+	return &ValidationError{Problems: []Problem{{Field: "entries", Code: ProblemAllowlistFull, Problem: e.Problem(), Fix: e.Fix()}}}
 }

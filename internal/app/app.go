@@ -36,6 +36,7 @@ type App struct {
 	// would keeps the requests report-only entries would have refused;
 	// nil where nothing records (a test's bare App).
 	would   *models.WouldRefusalWriter
+	uses    *tokenUses // agents' token uses, written in the background
 	metrics guard.Recorder
 	log     *slog.Logger
 	// secrets seals integration header secrets; integrations runs them.
@@ -117,9 +118,11 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	a.refusals = models.NewRefusalWriter(store, models.RefusalWriterOptions{})
+	a.refusals = a.newRefusalWriter(dbPath)
 	a.decisions = models.NewDecisionWriter(store, models.RefusalWriterOptions{})
 	a.would = models.NewWouldRefusalWriter(store, models.RefusalWriterOptions{})
+	a.uses = newTokenUses()
+	go a.runTokenUses()
 	a.guard = guard.New(guard.Options{Wording: ConsoleWording, Resolver: opts.Resolver, Dial: opts.Dial, Recorder: guard.RecorderFunc(a.record)})
 	if !opts.ReadOnly {
 		if a.secrets, err = OpenSecretBox(dbPath, opts.Getenv); err != nil {
@@ -228,13 +231,14 @@ func (a *App) Close() error {
 		return a.store.Close()
 	}
 	a.guard.Close()
+	a.closeTokenUses()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var werr error
 	if a.would != nil {
 		werr = a.would.Close(ctx)
 	}
-	return errors.Join(a.refusals.Close(ctx), a.decisions.Close(ctx), werr, a.store.Close())
+	return errors.Join(a.closeRefusals(), a.decisions.Close(ctx), werr, a.store.Close())
 }
 
 // isStoredConfigError reports a stored entry or setting that does not

@@ -27,6 +27,8 @@ const (
 	ProblemSecretMoved ProblemCode = "secret_moved"
 	// ProblemNoEntries: an add named no entry at all.
 	ProblemNoEntries ProblemCode = "no_entries"
+	// ProblemAllowlistFull: the add would pass models.MaxAllowlistEntries.
+	ProblemAllowlistFull ProblemCode = "allowlist_full"
 	// ProblemSettingsTogether: each value is valid alone, but not together.
 	ProblemSettingsTogether ProblemCode = "settings_together"
 )

@@ -25,6 +25,7 @@ func (a *App) PurgeLoop(ctx context.Context) {
 			a.log.Error("refusal log purge failed", "err", err)
 		case n > 0:
 			a.log.Info("refusal log purged", "deleted", n, "retention_days", days)
+			a.adviseVacuum(ctx)
 		}
 		a.purgeDecisions(ctx)
 		if _, err := a.store.PurgeWouldRefusalsBefore(ctx, time.Now().AddDate(0, 0, -days)); err != nil && ctx.Err() == nil {
@@ -39,4 +40,20 @@ func (a *App) PurgeLoop(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// vacuumAdviceBytes is how much free space in a database without
+// incremental vacuum is worth a line in the log.
+const vacuumAdviceBytes = 64 << 20
+
+// adviseVacuum says, after a purge, how to shrink a database created
+// before incremental vacuum: its file keeps the purged space until a
+// one-time VACUUM (docs/USER-GUIDE.md, Operations).
+func (a *App) adviseVacuum(ctx context.Context) {
+	free, reclaimed, err := a.store.FreeSpace(ctx)
+	if err != nil || reclaimed || free < vacuumAdviceBytes {
+		return
+	}
+	a.log.Info("the database file keeps space the purge freed; to give it back once, stop every process using it and run: sqlite3 "+a.store.Path()+" 'PRAGMA auto_vacuum=INCREMENTAL; VACUUM;' (later purges then shrink it themselves)",
+		"free_bytes", free)
 }

@@ -38,6 +38,7 @@ const (
 type refusalRows interface {
 	Write(models.Refusal) bool
 	Close(ctx context.Context) error
+	Stats() models.RefusalWriterStats
 }
 
 // The values of LogDecision.

@@ -72,6 +72,8 @@ func (f fakeRows) Write(r models.Refusal) bool {
 
 func (fakeRows) Close(context.Context) error { return nil }
 
+func (fakeRows) Stats() models.RefusalWriterStats { return models.RefusalWriterStats{} }
+
 func newRecordingSink() *recordingSink {
 	s := &recordingSink{}
 	s.App = &App{

@@ -1,0 +1,102 @@
+package models
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// The longest value each refusal field keeps, in bytes. A refused request
+// is chosen by whoever wrote the page or the prompt, so nothing about it is
+// trusted to be short: a 900 KB URL once reached the database whole, and a
+// stall with 8 KB URLs took the proxy past a gigabyte of queue. Longer
+// values are cut at a UTF-8 boundary and end with CutMarker and the count
+// of bytes cut, so a reader sees the value was cut and by how much.
+// docs/USER-GUIDE.md lists them.
+const (
+	MaxURLBytes     = 4096 // the URL, and each URL of the redirect chain
+	MaxHostBytes    = 255  // a DNS name is at most 253
+	MaxTextBytes    = 2048 // message, fix
+	MaxNameBytes    = 256  // tool, agent, thread, trigger, entry, remedy value
+	MaxCodeBytes    = 64   // code, reason, kind, remedy kind
+	MaxListItems    = 32   // addresses and redirects kept; the rest are counted in a last item
+	MaxAddressBytes = 64
+)
+
+// CutMarker starts the suffix of a cut value: "…[cut 1234 bytes]".
+const CutMarker = "…[cut "
+
+// capString returns s cut to at most max bytes, marker included.
+func capString(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	// The marker's digits depend on the cut, which depends on the
+	// marker's length: size the marker for the worst case, len(s).
+	room := max - len(CutMarker) - len(" bytes]") - len(strconv.Itoa(len(s)))
+	if room < 0 {
+		return s[:0]
+	}
+	for room > 0 && !utf8.RuneStart(s[room]) {
+		room--
+	}
+	return s[:room] + CutMarker + strconv.Itoa(len(s)-room) + " bytes]"
+}
+
+// capList keeps at most MaxListItems items, each cut to max bytes; a list
+// that was longer ends with an item saying how many were left out.
+func capList(l StringList, max int) StringList {
+	changed := len(l) > MaxListItems
+	for _, s := range l {
+		if len(s) > max {
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		return l
+	}
+	n := min(len(l), MaxListItems)
+	out := make(StringList, 0, n+1)
+	for _, s := range l[:n] {
+		out = append(out, capString(s, max))
+	}
+	if len(l) > n {
+		out = append(out, "…["+strconv.Itoa(len(l)-n)+" more]")
+	}
+	return out
+}
+
+// capStrings cuts every field to its bound, before the row is queued.
+func (r *Refusal) capStrings() {
+	r.URL = capString(r.URL, MaxURLBytes)
+	r.Host = capString(r.Host, MaxHostBytes)
+	r.Message = capString(r.Message, MaxTextBytes)
+	r.Fix = capString(r.Fix, MaxTextBytes)
+	r.Comment = capString(r.Comment, MaxTextBytes)
+	for _, f := range []*string{&r.Tool, &r.Agent, &r.Thread, &r.Trigger, &r.Entry, &r.RemedyValue, &r.ReviewedBy} {
+		*f = capString(*f, MaxNameBytes)
+	}
+	for _, f := range []*string{&r.Code, &r.Reason, &r.Kind, &r.RemedyKind, (*string)(&r.Status)} {
+		*f = capString(*f, MaxCodeBytes)
+	}
+	r.Addresses = capList(r.Addresses, MaxAddressBytes)
+	r.Redirects = capList(r.Redirects, MaxURLBytes)
+}
+
+// refusalRowOverhead is a refusal's fixed cost in the queue beyond its
+// strings' bytes: the struct, string headers, the time and slices.
+const refusalRowOverhead = 400
+
+// approxBytes estimates the memory a queued row holds.
+func (r *Refusal) approxBytes() int64 {
+	n := refusalRowOverhead + len(r.URL) + len(r.Host) + len(r.Message) + len(r.Fix) + len(r.Comment) +
+		len(r.Tool) + len(r.Agent) + len(r.Thread) + len(r.Trigger) + len(r.Entry) + len(r.RemedyValue) + len(r.ReviewedBy) +
+		len(r.Code) + len(r.Reason) + len(r.Kind) + len(r.RemedyKind) + len(r.Status)
+	for _, s := range r.Addresses {
+		n += len(s) + 16
+	}
+	for _, s := range r.Redirects {
+		n += len(s) + 16
+	}
+	return int64(n)
+}
