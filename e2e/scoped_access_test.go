@@ -30,7 +30,7 @@ func TestScopedAccessReportOnlyAndAccessRequests(t *testing.T) {
 	if err := admin.Locator(form + `input[name="allow_host"]`).Check(); err != nil {
 		t.Fatal(err)
 	}
-	click(t, admin, form+`button[type="submit"]`)
+	click(t, admin, form+`button.primary`)
 	if err := expect.Page(admin).ToHaveURL(regexp.MustCompile(`/integrations/http/lookup_order$`)); err != nil {
 		t.Fatalf("creating the integration: %v", err)
 	}

@@ -88,6 +88,10 @@ func TestCountersAreFilledForAnOlderDatabase(t *testing.T) {
 	if err := s.w.Exec("DELETE FROM refusal_counts").Error; err != nil {
 		t.Fatal(err)
 	}
+	// A database from before the counters: migration 8 has not run.
+	if err := s.w.Exec("DELETE FROM schema_migrations WHERE version >= 8").Error; err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 	s, err = Open(path)
 	if err != nil {

@@ -11,7 +11,8 @@ import (
 // for reuse. With auto_vacuum=INCREMENTAL the purge can hand them back in
 // short steps (reclaimSpace); the mode can only be chosen before the first
 // table exists, or by rewriting the whole file with VACUUM. New databases
-// get it (prepareVacuum); an older database keeps working without it, and
+// get it (the writer connection sets _auto_vacuum=incremental before the
+// first table exists: store.go writerParams); an older database keeps working without it, and
 // the purge's log line says how to convert it once (docs/USER-GUIDE.md).
 // PostgreSQL's autovacuum does this job on its own.
 
@@ -22,27 +23,6 @@ const autoVacuumIncremental = 2 // PRAGMA auto_vacuum's value for INCREMENTAL
 const vacuumStepPages = 2000
 
 func isSQLite(db *gorm.DB) bool { return db.Dialector.Name() == "sqlite" }
-
-// prepareVacuum turns on incremental vacuum for a database with no table
-// yet. It runs before the schema is created.
-func prepareVacuum(db *gorm.DB) error {
-	if !isSQLite(db) {
-		return nil
-	}
-	var tables int64
-	if err := db.Raw("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables).Error; err != nil || tables > 0 {
-		return err
-	}
-	// The file already has its first page (WAL mode is set on connect), so
-	// the mode takes effect through VACUUM, instant on an empty database.
-	if err := db.Exec("PRAGMA auto_vacuum = INCREMENTAL").Error; err != nil {
-		return fmt.Errorf("turning on incremental vacuum: %w", err)
-	}
-	if err := db.Exec("VACUUM").Error; err != nil {
-		return fmt.Errorf("turning on incremental vacuum: %w", err)
-	}
-	return nil
-}
 
 // reclaimSpace returns free pages to the file system, a step at a time,
 // when the database was created with incremental vacuum.

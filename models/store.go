@@ -126,7 +126,7 @@ func (s *Store) Close() error {
 // Connection parameters understood by mattn/go-sqlite3. They are applied to
 // every new connection, so a connection recycled by database/sql keeps them.
 const (
-	writerParams = "_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=on&_txlock=immediate&_synchronous=NORMAL"
+	writerParams = "_auto_vacuum=incremental&_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=on&_txlock=immediate&_synchronous=NORMAL"
 	// Readers use deferred transactions: an IMMEDIATE begin would take the
 	// write lock for a read-only export.
 	readerParams = "_busy_timeout=5000&_foreign_keys=on&_txlock=deferred&_query_only=on"
@@ -240,11 +240,6 @@ func (s *Store) checkWAL() error {
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("models: open %q: journal mode is %q, not WAL; the file system may not support WAL (network file systems often do not), use a local disk", s.path, mode)
-	}
-	// A new file gets incremental vacuum before its first table exists
-	// (refusal_vacuum.go); VACUUM cannot run inside the migrations' lock.
-	if err := prepareVacuum(s.w.WithContext(ctx)); err != nil {
-		return fmt.Errorf("models: open %q: %w", s.path, err)
 	}
 	return nil
 }

@@ -138,7 +138,8 @@ func newBrowserEnv(t testing.TB, site http.Handler) *browserEnv {
 			e.confirmed = append(e.confirmed, a)
 			return nil
 		}
-		return ConfirmSideEffect(ctx, a)
+		// The person said no, as an MCP client's decline reads.
+		return sideEffectRefusal(a, ReasonConfirmationDeclined, "The person did not confirm it.", "Ask the person what to do instead.", guard.Remedy{})
 	})
 	se.reg = NewRegistry(se.guard)
 	se.reg.AddSource(e.tabs)

@@ -530,7 +530,7 @@ var notThroughATool = map[string]map[guard.Reason]string{
 		tools.ReasonStaleRef:             "a browser tool's input (tools' TestBrowserRefsAndTabs)",
 		tools.ReasonNoTab:                "a browser tool before browser_open (tools' TestBrowserRefsAndTabs)",
 		tools.ReasonTabsFull:             "the browser tools' tab limit (tools' TestBrowserRefsAndTabs)",
-		tools.ReasonUnconfirmed:          "a page's own write request in a browser tab (tools' TestBrowserSubmitNeedsConfirmation)",
+		tools.ReasonUnconfirmed:          "a write request a page sends by itself, with no click or typing of the agent behind it (tools/browser_tab.go mayWrite)",
 		tools.ReasonBrowserOff:           "the browser setting (tools' TestBrowserToolsFollowTheSetting)",
 		tools.ReasonNotAField:            "browser_type's target (tools' TestBrowserRefsAndTabs)",
 		tools.ReasonReadOnly:             "a side effect under browser = read_only (tools' confirm tests)",
