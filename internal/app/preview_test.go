@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/guard/guardtest"
@@ -102,5 +103,54 @@ func TestPreviewIsOneRecordedAndAuditedCall(t *testing.T) {
 	}
 	if strings.Join(previews, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("audit:\n%s\nwant:\n%s", strings.Join(previews, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A preview with a ticket id is in that ticket's timeline, read or
+// refused, under the console user's agent name.
+func TestPreviewsAppearInTheTicketTimeline(t *testing.T) {
+	ctx := context.Background()
+	a, err := Open(ctx, filepath.Join(t.TempDir(), "console.db"), Options{
+		Resolver: guardtest.NewResolver(), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Getenv: noEnv,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html><head><title>Status</title></head><body><main><p>All systems operational, and have been for a week now without a single incident.</p></main></body></html>")
+	}))
+	defer site.Close()
+	if _, err := a.AddEntries(ctx, AddEntries{Entries: []string{strings.TrimPrefix(site.URL, "http://")}, Internal: true, Actor: "ada", Version: models.AnyRevision}); err != nil {
+		t.Fatal(err)
+	}
+	p := a.Previews(tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings}))
+	for _, u := range []string{site.URL + "/", "http://169.254.169.254/latest/meta-data/"} {
+		if _, err := p.Preview(ctx, PreviewRequest{Actor: "sam", URL: u, Ticket: "HD-4830"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		tl, err := a.TicketTimeline(ctx, "HD-4830")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range tl.Events {
+			got = append(got, e.Outcome+" "+e.Agent+" "+e.URL)
+		}
+		want := []string{
+			OutcomeAllowed + " console:sam " + site.URL + "/",
+			OutcomeRefused + " console:sam http://169.254.169.254/latest/meta-data/",
+		}
+		if strings.Join(got, "\n") == strings.Join(want, "\n") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
