@@ -14,6 +14,13 @@ import (
 // requests arrives anywhere, and each refusal is in the log, under the
 // agent and the tool.
 func TestBrowserHiddenOrders(t *testing.T) {
+	if raceDetector {
+		// Two orders open new windows, and playwright-go v0.5200.1 races
+		// inside itself (requestImpl.safePage against newPage) when a new
+		// window's first request is routed before the driver has built the
+		// window's page. scripts/test.sh runs this test without -race.
+		t.Skip("playwright-go races on new windows' first requests; run without -race (scripts/test.sh does)")
+	}
 	e, v := newVendorEnv(t)
 	a := e.agent(t, "hidden")
 	res := a.open("http://shop.example.com/hidden")

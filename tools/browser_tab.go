@@ -38,24 +38,30 @@ type tab struct {
 	elements   playwright.JSHandle // the latest answer's elements, in ref order
 	count      int
 
-	mu       sync.Mutex
-	site     string       // the conversation's one site, fixed by the first page that loads
-	caller   guard.Caller // the call in progress, or the last one
-	askCtx   context.Context
-	writes   bool // a confirmed submit: the page may send non-GET requests to its own site
-	events   []string
-	navRefus *guard.Refusal // the latest main-frame navigation refused in this call
-	lastNav  string         // the latest main-frame navigation request in this call
-	navDone  bool
-	navSig   chan struct{} // closed and replaced when a navigation starts or ends
-	lastUsed time.Time
-	busy     bool
-	timer    *time.Timer
-	shutOnce sync.Once
+	mu     sync.Mutex
+	site   string       // the conversation's one site, fixed by the first page that loads
+	caller guard.Caller // the call in progress, or the last one
+	askCtx context.Context
+	writes bool // a confirmed submit: the page may send non-GET requests to its own site
+	events []string
+	// popupTops are the main frames of the new windows the driver has
+	// built, and popupSig is closed (and replaced) when one more is: a new
+	// window's requests are answered only once its page exists.
+	popupTops map[playwright.Frame]bool
+	popupSig  chan struct{}
+	navRefus  *guard.Refusal // the latest main-frame navigation refused in this call
+	lastNav   string         // the latest main-frame navigation request in this call
+	navDone   bool
+	navSig    chan struct{} // closed and replaced when a navigation starts or ends
+	lastUsed  time.Time
+	busy      bool
+	timer     *time.Timer
+	shutOnce  sync.Once
 }
 
 func newTab(t *Tabs, k tabKey) *tab {
-	return &tab{tabs: t, key: k, next: 1, navDone: true, navSig: make(chan struct{}), lastUsed: t.now()}
+	return &tab{tabs: t, key: k, next: 1, navDone: true, navSig: make(chan struct{}), lastUsed: t.now(),
+		popupTops: map[playwright.Frame]bool{}, popupSig: make(chan struct{})}
 }
 
 // Events a page causes that the agent did not ask for are told in the
@@ -203,7 +209,17 @@ func (tb *tab) start(set Settings, site string) error {
 	// refuses its navigation (and closes it), or it is closed shortly.
 	bctx.OnPage(func(p playwright.Page) {
 		if !tb.isMain(p) {
-			time.AfterFunc(popupGrace, func() { _ = p.Close() })
+			tb.mu.Lock()
+			tb.popupTops[p.MainFrame()] = true
+			close(tb.popupSig)
+			tb.popupSig = make(chan struct{})
+			tb.mu.Unlock()
+			time.AfterFunc(popupGrace, func() {
+				_ = p.Close()
+				tb.mu.Lock()
+				delete(tb.popupTops, p.MainFrame())
+				tb.mu.Unlock()
+			})
 		}
 	})
 	page.OnWebSocket(func(ws playwright.WebSocket) {
@@ -286,25 +302,22 @@ func (tb *tab) route(r playwright.Route) {
 	site := siteOfURL(u)
 	own := site == tb.siteNow()
 	// A request of another page than the tab's own is a new window's.
-	var popup playwright.Page
+	// It is told by its frame's top frame, never by asking the frame for
+	// its page: a new window's first request arrives before the driver
+	// has built its page, and reading it then races with the driver.
 	inPopup := false
-	if f := req.Frame(); f == nil || !tb.isMain(f.Page()) {
+	if f := req.Frame(); f == nil || !tb.ownsFrame(f) {
 		inPopup = true
-		if f != nil {
-			popup = f.Page()
-		}
 	}
 	if nav && !own {
-		_ = r.Abort("blockedbyclient")
+		tb.stop(r, inPopup)
 		tb.refuse(tb.otherSite(u), req)
-		closePopup(popup)
 		return
 	}
 	if inPopup {
-		_ = r.Abort("blockedbyclient")
+		tb.stop(r, true)
 		if nav {
 			tb.event("The page tried to open " + cut(u, 300) + " in a new window; it was not opened. To read it, open it with " + BrowserOpenName + ".")
-			closePopup(popup)
 		}
 		return
 	}
@@ -324,15 +337,64 @@ func (tb *tab) route(r playwright.Route) {
 	_ = r.Continue()
 }
 
-// closePopup closes a new window, if it is known yet, from another
-// goroutine than the driver's.
-func closePopup(p playwright.Page) {
-	if p != nil {
-		go func() {
-			defer func() { _ = recover() }() // a window the driver does not know yet is a nil page
-			_ = p.Close()
-		}()
+// stop keeps a request from leaving Chromium. A new window's request is
+// held until the driver has built the window's page (awaitPopup); the
+// window itself is closed by the context's page handler.
+func (tb *tab) stop(r playwright.Route, popup bool) {
+	if popup {
+		tb.awaitPopup(r.Request().Frame())
 	}
+	_ = r.Abort("blockedbyclient")
+}
+
+// popupWait bounds how long a new window's request waits for the driver
+// to build its page.
+const popupWait = 3 * time.Second
+
+// awaitPopup waits until the driver has built the page of the new window
+// f belongs to. playwright-go's Abort reads the request's page, which the
+// driver writes when it builds the window's page, often after the
+// window's first request reached the route: handling it before would
+// race inside the driver. The context's page handler announces each new
+// window (popupSig), which orders the driver's write before the read.
+func (tb *tab) awaitPopup(f playwright.Frame) {
+	if f == nil {
+		return
+	}
+	top := f
+	for parent := top.ParentFrame(); parent != nil; parent = top.ParentFrame() {
+		top = parent
+	}
+	deadline := time.After(popupWait)
+	for {
+		tb.mu.Lock()
+		known, sig := tb.popupTops[top], tb.popupSig
+		tb.mu.Unlock()
+		if known {
+			return
+		}
+		select {
+		case <-sig:
+		case <-deadline:
+			return
+		}
+	}
+}
+
+// ownsFrame reports whether f is the tab's page's main frame or one of
+// its frames, by walking up to its top frame.
+func (tb *tab) ownsFrame(f playwright.Frame) bool {
+	tb.mu.Lock()
+	p := tb.page
+	tb.mu.Unlock()
+	if p == nil {
+		return true
+	}
+	top := f
+	for parent := top.ParentFrame(); parent != nil; parent = top.ParentFrame() {
+		top = parent
+	}
+	return top == p.MainFrame()
 }
 
 // mayWrite decides a request that may change something at the far end
