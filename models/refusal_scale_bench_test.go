@@ -96,6 +96,9 @@ func seedFlood(path string) error {
 	if err := seedRefusals(s, floodRows, day, 24*time.Hour/floodRows); err != nil {
 		return errors.Join(err, s.Close())
 	}
+	if err := fillDerived(s); err != nil {
+		return errors.Join(err, s.Close())
+	}
 	if err := s.Close(); err != nil {
 		return err
 	}
