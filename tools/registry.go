@@ -31,9 +31,10 @@ const (
 	CallIntegrationName = "call_integration"
 )
 
-// IsBrowserTool reports whether name is one of the browser_* tools, whose
-// calls and page requests are recorded under their own names.
-func IsBrowserTool(name string) bool { return strings.HasPrefix(name, "browser_") }
+// IsBrowserTool reports whether name is one of the browser tools, whose
+// calls and page requests are recorded under their own names. It names
+// them exactly: an integration may be called browser_something.
+func IsBrowserTool(name string) bool { return slices.Contains(BrowserToolNames(), name) }
 
 // Effect is a tool's side-effect class.
 type Effect string

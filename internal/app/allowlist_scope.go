@@ -18,10 +18,6 @@ import (
 // scoped under.
 const ProxyTool = "proxy"
 
-// browserToolPrefix names the browser tools (browser_open, browser_read,
-// …): a scope may name them before they are switched on.
-const browserToolPrefix = "browser_"
-
 // StoredRules is the rows as the guard's policy is built from them.
 func StoredRules(rows []models.AllowlistEntry) []guard.StoredRule {
 	out := make([]guard.StoredRule, len(rows))
@@ -153,7 +149,7 @@ func (a *App) checkScope(ctx context.Context, s guard.Scope) []Problem {
 	}
 	known := a.scopeTools(ctx)
 	for _, t := range s.Tools {
-		if !slices.Contains(known, t) && !strings.HasPrefix(t, browserToolPrefix) {
+		if !slices.Contains(known, t) && !tools.IsBrowserTool(t) /* a scope may name them before they are switched on */ {
 			problems = append(problems, Problem{Field: "tools", Input: t, Problem: fmt.Sprintf("%q is not a tool", t),
 				Fix: "use one of: " + strings.Join(known, ", ")})
 		}
@@ -293,7 +289,7 @@ func wouldRefusalRow(rec guard.Record) models.WouldRefusal {
 // service, as the integration's own requests are.
 func CallerAs(agent, tool string) guard.Caller {
 	c := guard.Caller{Agent: agent, Tool: tool}
-	if tool != "" && tool != ProxyTool && !strings.HasPrefix(tool, browserToolPrefix) && !slices.Contains(tools.BuiltinNames(), tool) {
+	if tool != "" && tool != ProxyTool && !tools.IsBrowserTool(tool) && !slices.Contains(tools.BuiltinNames(), tool) {
 		c.Tool, c.Service = tools.CallIntegrationName, tool
 	}
 	return c
