@@ -49,6 +49,7 @@ var migrations = []migration{
 	{6, "scoped allowlist entries, internal hosts, report-only entries and access requests", scopes},
 	{7, "the Overview's index on the refusal log", func(tx *gorm.DB, _ engine) error { return createOverviewIndex(tx) }},
 	{8, "the refusal log's counters by hour and day, kept with each batch", counts},
+	{9, "used setup links are kept, marked used, so every replica can say so", autoMigrate(&setupLink{})},
 }
 
 // counts is migration 8: the counters the log page and the Overview read

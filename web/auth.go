@@ -84,11 +84,15 @@ func (t *SetupToken) matches(ctx context.Context, v string) bool {
 	return tok != "" && subtle.ConstantTimeCompare([]byte(v), []byte(tok)) == 1
 }
 
-// wasUsed reports whether v is the token that was used up here. With
-// links shared by replicas, another replica's used link reads as wrong.
-func (t *SetupToken) wasUsed(v string) bool {
-	if t == nil {
+// wasUsed reports whether v is a setup link that was used up: here, or
+// with links shared by replicas, on any replica.
+func (t *SetupToken) wasUsed(ctx context.Context, v string) bool {
+	if t == nil || v == "" {
 		return false
+	}
+	if t.links != nil {
+		used, err := t.links.SetupLinkUsed(ctx, setupLinkHash(v))
+		return err == nil && used
 	}
 	t.mu.Lock()
 	spent := t.spent
@@ -106,7 +110,7 @@ func (t *SetupToken) use(ctx context.Context) {
 	if t.links != nil {
 		// Best effort: should it fail, the links still stop working, since
 		// first-run setup refuses once a user exists.
-		_ = t.links.DeleteSetupLinks(ctx)
+		_ = t.links.EndSetupLinks(ctx)
 	}
 }
 
@@ -131,7 +135,7 @@ func (s *Server) needsSetup(c echo.Context) bool {
 // setupLinkUnusable answers a setup request whose token does not match:
 // the used-up link says so and points at sign-in; any other is not found.
 func (s *Server) setupLinkUnusable(c echo.Context, token string) error {
-	if s.d.Setup.wasUsed(token) {
+	if s.d.Setup.wasUsed(c.Request().Context(), token) {
 		return render(c, http.StatusGone, views.SetupUsed())
 	}
 	return echo.NewHTTPError(http.StatusNotFound)
@@ -223,7 +227,7 @@ func (s *Server) setupPage(c echo.Context) error {
 func (s *Server) setup(c echo.Context) error {
 	token := c.FormValue("token")
 	if !s.d.Setup.matches(c.Request().Context(), token) {
-		if s.d.Setup.wasUsed(token) {
+		if s.d.Setup.wasUsed(c.Request().Context(), token) {
 			return render(c, http.StatusGone, views.SetupUsed())
 		}
 		return echo.NewHTTPError(http.StatusNotFound, "This setup link is wrong. Sign in, or create an admin with `console user add --role admin NAME`.")

@@ -47,7 +47,8 @@ func onEachEngine(t *testing.T, body func(t *testing.T, target string)) {
 
 // TestSetupLinkAndSessionWorkOnEveryReplica: the setup link one replica
 // printed creates the first admin through the other; the session that
-// made is valid on the first; once used, the link is dead on both.
+// made is valid on the first; once used, the link is dead on both and
+// says so on both.
 func TestSetupLinkAndSessionWorkOnEveryReplica(t *testing.T) {
 	onEachEngine(t, func(t *testing.T, target string) {
 		a, b, setupA := replicaPair(t, target)
@@ -68,9 +69,15 @@ func TestSetupLinkAndSessionWorkOnEveryReplica(t *testing.T) {
 		if p := viaA.get("/account"); p.status != http.StatusOK {
 			t.Fatalf("a session made on replica B is refused by replica A: %d", p.status)
 		}
-		for _, h := range []*harness{a, b} {
-			if p := h.browser().get("/setup?token=" + url.QueryEscape(tok)); p.status != http.StatusNotFound {
-				t.Errorf("the used setup link still answers %d on a replica, want 404", p.status)
+		// Used up on B, the link says "already used — sign in" on every
+		// replica (410), not only on the one that used it; a wrong token
+		// stays not found everywhere.
+		for name, h := range map[string]*harness{"A": a, "B": b} {
+			if p := h.browser().get("/setup?token=" + url.QueryEscape(tok)); p.status != http.StatusGone || p.doc.Find(`[data-testid="setup-used"]`).Length() != 1 {
+				t.Errorf("the used setup link answers %d on replica %s, want 410 and the already-used page", p.status, name)
+			}
+			if p := h.browser().get("/setup?token=wrong"); p.status != http.StatusNotFound {
+				t.Errorf("a wrong setup token answers %d on replica %s, want 404", p.status, name)
 			}
 		}
 	})

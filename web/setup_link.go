@@ -12,7 +12,8 @@ import (
 type SetupLinks interface {
 	AddSetupLink(ctx context.Context, hash string) error
 	SetupLinkExists(ctx context.Context, hash string) (bool, error)
-	DeleteSetupLinks(ctx context.Context) error
+	SetupLinkUsed(ctx context.Context, hash string) (bool, error)
+	EndSetupLinks(ctx context.Context) error
 }
 
 // NewSharedSetupToken returns a fresh setup token whose hash is stored in
