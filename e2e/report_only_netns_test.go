@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -68,9 +69,10 @@ func TestReportOnlyEntryInPrivateNetwork(t *testing.T) {
 }
 
 // privateNamespaceArgs returns unshare and the arguments that give a
-// command its own network, mount and PID namespaces: as root directly,
-// otherwise inside a user namespace where the test is root. It skips the
-// test, with the reason, where neither is permitted or a tool is missing.
+// command its own network namespace, and its own PID (and mount, for its
+// /proc) namespace where permitted: as root directly, otherwise inside a
+// user namespace where the test is root. It skips the test, with the
+// reason, where no network namespace is permitted or a tool is missing.
 func privateNamespaceArgs(t *testing.T) (string, []string) {
 	t.Helper()
 	unshare, err := exec.LookPath("unshare")
@@ -80,11 +82,16 @@ func privateNamespaceArgs(t *testing.T) (string, []string) {
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Skip("the ip command (iproute2) is not installed")
 	}
-	ns := []string{"--net", "--pid", "--fork", "--kill-child", "--mount-proc"}
+	withPIDs := []string{"--net", "--pid", "--fork", "--kill-child", "--mount-proc"}
+	netOnly := []string{"--net", "--fork", "--kill-child"}
+	asRoot := func(args []string) []string { return append([]string{"--map-root-user"}, args...) }
 	var errs []string
-	for _, args := range [][]string{ns, append([]string{"--map-root-user"}, ns...)} {
+	for _, args := range [][]string{withPIDs, asRoot(withPIDs), netOnly, asRoot(netOnly)} {
 		out, err := exec.Command(unshare, append(args, "true")...).CombinedOutput()
 		if err == nil {
+			if !slices.Contains(args, "--pid") {
+				t.Logf("no PID namespace here (%s): the child's processes end with its own cleanups only", strings.Join(errs, "; "))
+			}
 			return unshare, args
 		}
 		errs = append(errs, fmt.Sprintf("unshare %s: %v %s", strings.Join(args, " "), err, strings.TrimSpace(string(out))))
