@@ -108,6 +108,7 @@ func TestReportOnlyNamespaceChild(t *testing.T) {
 	if os.Getenv(reportOnlyChildEnv) != "1" {
 		t.Skip("only runs inside TestReportOnlyEntryInPrivateNetwork")
 	}
+	requireOnlyLoopback(t)
 	for _, args := range [][]string{
 		{"link", "set", "lo", "up"},
 		{"addr", "add", nsPublicAddr + "/32", "dev", "lo"},
@@ -127,20 +128,18 @@ func TestReportOnlyNamespaceChild(t *testing.T) {
 	bot := c.createToken("helpdesk-bot")
 	triage := c.mcpSession(c.createToken("triage-bot"))
 
-	// 1. PUBLIC WEB: the public site is read.
+	// PUBLIC WEB: the public site is read.
 	seeBadge(t, admin, "PUBLIC WEB")
 	if a := c.fetchURL(bot, page(1)); !a.OK || a.Title != "Release notes" || site.Hits() != 1 {
 		t.Fatalf("under PUBLIC WEB the public site was not read: %+v (site saw %d requests)", a, site.Hits())
 	}
 
-	// 2. A narrowing entry, report-only: the card keeps PUBLIC WEB.
+	// A narrowing entry, report-only: the card keeps PUBLIC WEB.
 	mustGoto(t, admin, c.url+"/integrations")
-	fill(t, admin, `[data-testid="allow-form"] textarea[name="entries"]`, "docs.example.org")
-	fill(t, admin, `[data-testid="allow-form"] input[name="note"]`, "only the docs, once we are sure")
 	if err := admin.Locator(`[data-testid="allow-form"] input[name="report_only"]`).Check(); err != nil {
 		t.Fatal(err)
 	}
-	click(t, admin, `[data-testid="allow-form"] button[type="submit"]`)
+	submitAllowForm(t, admin, "docs.example.org", "only the docs, once we are sure")
 	see(t, admin, `[data-testid="flash"]`, "report-only")
 	seeBadge(t, admin, "PUBLIC WEB · 1 REPORT-ONLY")
 	seeCount(t, admin, `[data-testid="allow-entry-report-only"]`, 1)
@@ -157,7 +156,7 @@ func TestReportOnlyNamespaceChild(t *testing.T) {
 		t.Fatalf("the public site saw %d requests, want 3: report-only must not stop them", n)
 	}
 
-	// 4. The floor is never report-only: loopback and private addresses
+	// The floor is never report-only: loopback and private addresses
 	// are refused, unreached, and are refusals, not would-be refusals.
 	floor := []string{"http://127.0.0.1/admin", "http://" + nsPrivateAddr + "/payroll"}
 	for _, u := range floor {
@@ -209,7 +208,7 @@ func TestReportOnlyNamespaceChild(t *testing.T) {
 	gotoUntilCount(t, admin, c.url+"/refusals", refusalRow, 2)
 	seeCount(t, admin, refusalRow+`:has-text("`+nsPublicAddr+`")`, 0)
 
-	// 3. Enforce, with one click: the site is refused and gets nothing,
+	// Enforce, with one click: the site is refused and gets nothing,
 	// even for a page still in the cache.
 	mustGoto(t, admin, c.url+"/integrations")
 	click(t, admin, `[data-testid="allow-enforce"]`)
@@ -246,6 +245,22 @@ func TestReportOnlyNamespaceChild(t *testing.T) {
 	// Enforced refusals are refusals: the would-refuse list did not grow.
 	mustGoto(t, admin, c.url+"/integrations/report-only")
 	seeCount(t, admin, wouldRow, 2)
+}
+
+// requireOnlyLoopback fails the test unless lo is its network's only
+// interface, as in a namespace just made: then no packet can leave the
+// machine, and adding addresses to lo changes nothing outside the test.
+func requireOnlyLoopback(t *testing.T) {
+	t.Helper()
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range ifaces {
+		if i.Name != "lo" {
+			t.Fatalf("the network has interface %s besides lo: this is not a private namespace, and the test changes nothing here", i.Name)
+		}
+	}
 }
 
 // serveCountingAt serves handler on addr until the test ends, counting
