@@ -67,6 +67,8 @@ type RefusalFacets struct {
 	Agents  []string
 	Codes   []string
 	Reasons []string
+	// Integrations are the integrations whose calls were refused.
+	Integrations []string
 }
 
 // MaxFacetValues bounds each list of RefusalFacets. A menu longer than this
@@ -75,7 +77,7 @@ const MaxFacetValues = 200
 
 // facetColumns are the columns RefusalFacets may read. They are spliced into
 // SQL, so the list is closed.
-var facetColumns = []string{"tool", "agent", "code", "reason"}
+var facetColumns = []string{"tool", "agent", "code", "reason", "integration"}
 
 // RefusalValues returns the refusal log's distinct tools, agents, codes and
 // reasons in ascending order, at most MaxFacetValues each, empty values
@@ -96,6 +98,8 @@ func (s *Store) RefusalValues(ctx context.Context) (RefusalFacets, error) {
 			f.Codes = vals
 		case "reason":
 			f.Reasons = vals
+		case "integration":
+			f.Integrations = vals
 		}
 	}
 	return f, nil
