@@ -17,14 +17,17 @@ import (
 //
 // Like Refusal, the single-column indexes are (column, id) indexes in
 // SQLite, so a filtered page walks one index backwards from its cursor.
+// (agent, time) serves an agent's refusals within a time range, and
+// (time, agent) the card's count of requests and agents, from the index
+// alone.
 type WouldRefusal struct {
 	ID   int64     `gorm:"primaryKey;autoIncrement"`
-	Time time.Time `gorm:"not null;index;index:idx_would_refusals_time_agent,priority:1"`
+	Time time.Time `gorm:"not null;index;index:idx_would_refusals_time_agent,priority:1;index:idx_would_refusals_agent_time,priority:2"`
 	Tool string    `gorm:"not null;default:'';index"`
 	// Integration is the integration a call_integration request was made
 	// for; "" for every other tool.
 	Integration string `gorm:"not null;default:'';index"`
-	Agent       string `gorm:"not null;default:'';index;index:idx_would_refusals_time_agent,priority:2"`
+	Agent       string `gorm:"not null;default:'';index:idx_would_refusals_agent_time,priority:1;index:idx_would_refusals_time_agent,priority:2"`
 	Thread      string `gorm:"not null;default:''"`
 	// Ticket is the help-desk ticket the caller named; "" for none.
 	Ticket  string `gorm:"not null;default:'';index"`

@@ -24,7 +24,7 @@ import (
 // wouldScanRows is how many rows one page of a substring or text search
 // reads at most (models/would_refusal_bench_test.go). A variable only so
 // that tests can show a window's end on a small log.
-var wouldScanRows int64 = 100_000
+var wouldScanRows int64 = 30_000
 
 // checkWould refuses the filters that no would-be refusal can match.
 func (q RefusalQuery) checkWould() error {
@@ -101,6 +101,8 @@ func (s *Store) ListWouldRefusals(ctx context.Context, q RefusalQuery) ([]WouldR
 		}
 		low = max(top-wouldScanRows, 0)
 	}
+	// Two steps, as ListRefusals: the page's IDs, which an index alone
+	// often answers (a time range, an agent's time range), then its rows.
 	page, err := q.wouldFilter(db.Table("would_refusals"))
 	if err != nil {
 		return nil, 0, err
@@ -108,13 +110,23 @@ func (s *Store) ListWouldRefusals(ctx context.Context, q RefusalQuery) ([]WouldR
 	if low > 0 {
 		page = page.Where("id >= ?", low)
 	}
-	var rows []WouldRefusal
-	if err := page.Order("id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
+	var ids []int64
+	if err := page.Order("id DESC").Limit(limit+1).Pluck("id", &ids).Error; err != nil {
 		return nil, 0, fmt.Errorf("models: listing would-be refusals: %w", err)
 	}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		return rows, rows[limit-1].ID, nil
+	var next int64
+	if len(ids) > limit {
+		ids = ids[:limit]
+		next = ids[limit-1]
+	}
+	var rows []WouldRefusal
+	if len(ids) > 0 {
+		if err := db.Where("id IN ?", ids).Order("id DESC").Find(&rows).Error; err != nil {
+			return nil, 0, fmt.Errorf("models: reading would-be refusals: %w", err)
+		}
+	}
+	if next != 0 {
+		return rows, next, nil
 	}
 	if low == 0 {
 		return rows, 0, nil
