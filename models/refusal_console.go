@@ -113,14 +113,47 @@ func (s *Store) distinctValues(ctx context.Context, col string) ([]string, error
 	if !slices.Contains(facetColumns, col) {
 		return nil, fmt.Errorf("models: %q is not a refusal column with values to list; use one of %v", col, facetColumns)
 	}
+	return s.skipScan(ctx, "refusals", col)
+}
+
+// wouldFacetColumns are the would_refusals columns WouldRefusalValues
+// reads: each leads an index, which the skip scan needs.
+var wouldFacetColumns = []string{"tool", "agent", "integration"}
+
+// WouldRefusalValues returns the would-be refusals' distinct tools,
+// agents and integrations, as RefusalValues does for refusals: the
+// would-refuse view's menus.
+func (s *Store) WouldRefusalValues(ctx context.Context) (RefusalFacets, error) {
+	var f RefusalFacets
+	for _, col := range wouldFacetColumns {
+		vals, err := s.skipScan(ctx, "would_refusals", col)
+		if err != nil {
+			return RefusalFacets{}, err
+		}
+		switch col {
+		case "tool":
+			f.Tools = vals
+		case "agent":
+			f.Agents = vals
+		case "integration":
+			f.Integrations = vals
+		}
+	}
+	return f, nil
+}
+
+// skipScan lists the distinct non-empty values of table.col, at most
+// MaxFacetValues, one index seek each. Both names come from the closed
+// lists above, never from a caller.
+func (s *Store) skipScan(ctx context.Context, table, col string) ([]string, error) {
 	query := `WITH RECURSIVE v(x) AS (
-		SELECT MIN(` + col + `) FROM refusals WHERE ` + col + ` > ''
+		SELECT MIN(` + col + `) FROM ` + table + ` WHERE ` + col + ` > ''
 		UNION ALL
-		SELECT (SELECT MIN(` + col + `) FROM refusals WHERE ` + col + ` > v.x) FROM v WHERE v.x IS NOT NULL
+		SELECT (SELECT MIN(` + col + `) FROM ` + table + ` WHERE ` + col + ` > v.x) FROM v WHERE v.x IS NOT NULL
 	) SELECT x FROM v WHERE x IS NOT NULL LIMIT ?`
 	var out []string
 	if err := s.r.WithContext(ctx).Raw(query, MaxFacetValues).Scan(&out).Error; err != nil {
-		return nil, fmt.Errorf("models: listing distinct refusal %ss: %w", col, err)
+		return nil, fmt.Errorf("models: listing distinct %s %ss: %w", table, col, err)
 	}
 	return out, nil
 }

@@ -101,6 +101,11 @@ func TestWouldRefusalFiltersAndPages(t *testing.T) {
 		if n := countRefusals(t, s); n != 0 {
 			t.Fatalf("would-be refusals counted as %d refusals", n)
 		}
+		f, err := s.WouldRefusalValues(ctx)
+		if err != nil || !slices.Equal(f.Tools, []string{"call_integration", "fetch_url"}) || !slices.Equal(f.Agents, []string{"billing-bot", "helpdesk"}) ||
+			!slices.Equal(f.Integrations, []string{"crm"}) {
+			t.Fatalf("WouldRefusalValues = %+v, %v", f, err)
+		}
 		c, err := s.CountWouldRefusals(ctx, at.Add(5*time.Minute))
 		if err != nil || c.Requests != 7 || c.Agents != 2 {
 			t.Fatalf("CountWouldRefusals = %+v, %v", c, err)

@@ -71,6 +71,11 @@ func (s *Server) wouldRefusalLog(c echo.Context, f refusalFilter, vm views.Refus
 		vm.Would.EnforceHref = "/integrations"
 	}
 	vm.CSVHref = f.href("/refusals.csv")
+	facets, err := s.d.Store.WouldRefusalValues(ctx)
+	if err != nil {
+		return err
+	}
+	vm.Filter.Tools, vm.Filter.Agents = toolOptions(facets), facets.Agents
 	title := "Would refuse (report-only)"
 	if !f.ok() {
 		bad, noun := f.badFields(), "filter is fixed: see the message next to it above, or clear it."

@@ -76,6 +76,12 @@ func TestRefusalLogWouldRefuseOutcome(t *testing.T) {
 	if got := p.doc.Find(`[data-testid="refusal-integration"]`).Text(); got != "crm" {
 		t.Fatalf("integration column %q", got)
 	}
+	if opts := p.doc.Find(`select[name="tool"]`).Text(); !strings.Contains(opts, "integration:crm") || !strings.Contains(opts, "call_integration") {
+		t.Fatalf("the would-refuse view's tool menu: %q", opts)
+	}
+	if opts := p.doc.Find(`select[name="agent"]`).Text(); !strings.Contains(opts, "billing-bot") {
+		t.Fatalf("the would-refuse view's agent menu: %q", opts)
+	}
 
 	for q, want := range map[string][]string{
 		"tool=integration:crm": {"crm.example.com"},

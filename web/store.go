@@ -31,6 +31,7 @@ type Store interface {
 	ListWouldRefusals(ctx context.Context, q models.RefusalQuery) ([]models.WouldRefusal, int64, error)
 	EachWouldRefusal(ctx context.Context, q models.RefusalQuery, fn func(*models.WouldRefusal) error) error
 	CountWouldRefusals(ctx context.Context, since time.Time) (models.WouldRefusalCounts, error)
+	WouldRefusalValues(ctx context.Context) (models.RefusalFacets, error)
 
 	// The audit trail.
 	ListAudit(ctx context.Context, beforeID int64, limit int) ([]models.Audit, int64, error)
