@@ -167,7 +167,7 @@ func (s *Server) accessForm(c echo.Context, v app.LoggedRefusal) *views.RequestA
 	if _, ok := s.scopeOps(); !ok || v.Remedy.Kind != guard.RemedyAddEntry {
 		return nil
 	}
-	return &views.RequestAccessForm{RefusalID: v.ID, Entry: v.Remedy.Entry, Filed: v.Status == string(models.StatusNeedsAccess)}
+	return &views.RequestAccessForm{RefusalID: v.ID, Entry: v.Remedy.Entry, Integration: v.Service, Filed: v.Status == string(models.StatusNeedsAccess)}
 }
 
 func (s *Server) requestAccess(c echo.Context) error {

@@ -201,7 +201,8 @@ func TestRefusalLogWouldRefusePagesAndExports(t *testing.T) {
 func TestRefusalLogNamesTheIntegration(t *testing.T) {
 	h := newHarness(t)
 	f := seedLog(t, h, []string{"crm", "billing", "fetch"}, []models.Refusal{
-		{Time: time.Now(), Tool: "call_integration", Integration: "crm", Agent: "bot", Host: "crm.example.com", URL: "https://crm.example.com/", Code: "forbidden", Reason: "not_allowlisted"},
+		{Time: time.Now(), Tool: "call_integration", Integration: "crm", Agent: "bot", Host: "crm.example.com", URL: "https://crm.example.com/", Code: "forbidden", Reason: "not_allowlisted",
+			RemedyKind: "add_entry", RemedyValue: "crm.example.com"},
 		{Time: time.Now(), Tool: "call_integration", Integration: "billing", Agent: "bot", Host: "crm.example.com", URL: "https://crm.example.com/", Code: "forbidden", Reason: "not_allowlisted"},
 		{Time: time.Now(), Tool: "fetch_url", Agent: "bot", Host: "crm.example.com", URL: "https://crm.example.com/", Code: "forbidden", Reason: "not_allowlisted"},
 	})
@@ -220,6 +221,9 @@ func TestRefusalLogNamesTheIntegration(t *testing.T) {
 	d := sam.get(fmt.Sprintf("/refusals/%d", f.ids["crm"]))
 	if got := d.doc.Find(`[data-testid="detail-integration"]`).Text(); got != "crm" {
 		t.Fatalf("detail integration %q", got)
+	}
+	if got := d.doc.Find(`[data-testid="request-access-for"]`).Text(); !strings.Contains(got, "integration crm (and no other tool)") {
+		t.Fatalf("Request access says %q", got)
 	}
 	if d := sam.get(fmt.Sprintf("/refusals/%d", f.ids["fetch"])); d.doc.Find(`[data-testid="detail-integration"]`).Length() != 0 {
 		t.Fatal("fetch_url's refusal names an integration")
