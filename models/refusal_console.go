@@ -79,13 +79,18 @@ const MaxFacetValues = 200
 // SQL, so the list is closed.
 var facetColumns = []string{"tool", "agent", "code", "reason", "integration"}
 
-// RefusalValues returns the refusal log's distinct tools, agents, codes and
-// reasons in ascending order, at most MaxFacetValues each, empty values
-// left out.
+// RefusalValues returns the refusal log's distinct tools, agents, codes,
+// reasons and integrations in ascending order, at most MaxFacetValues
+// each, empty values left out.
 func (s *Store) RefusalValues(ctx context.Context) (RefusalFacets, error) {
+	return s.facets(ctx, "refusals", facetColumns)
+}
+
+// facets fills RefusalFacets from table's cols, one skip scan each.
+func (s *Store) facets(ctx context.Context, table string, cols []string) (RefusalFacets, error) {
 	var f RefusalFacets
-	for _, col := range facetColumns {
-		vals, err := s.distinctValues(ctx, col)
+	for _, col := range cols {
+		vals, err := s.skipScan(ctx, table, col)
 		if err != nil {
 			return RefusalFacets{}, err
 		}
@@ -124,22 +129,7 @@ var wouldFacetColumns = []string{"tool", "agent", "integration"}
 // agents and integrations, as RefusalValues does for refusals: the
 // would-refuse view's menus.
 func (s *Store) WouldRefusalValues(ctx context.Context) (RefusalFacets, error) {
-	var f RefusalFacets
-	for _, col := range wouldFacetColumns {
-		vals, err := s.skipScan(ctx, "would_refusals", col)
-		if err != nil {
-			return RefusalFacets{}, err
-		}
-		switch col {
-		case "tool":
-			f.Tools = vals
-		case "agent":
-			f.Agents = vals
-		case "integration":
-			f.Integrations = vals
-		}
-	}
-	return f, nil
+	return s.facets(ctx, "would_refusals", wouldFacetColumns)
 }
 
 // skipScan lists the distinct non-empty values of table.col, at most

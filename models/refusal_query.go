@@ -290,12 +290,18 @@ var ErrStopIteration = errors.New("models: stop iteration")
 // transaction open for the whole download. Rows inserted after the call
 // starts are not visited (they have higher IDs).
 func (s *Store) EachRefusal(ctx context.Context, q RefusalQuery, fn func(*Refusal) error) error {
+	return eachPage(ctx, q, s.ListRefusals, fn)
+}
+
+// eachPage calls fn for every row of the pages list returns, following
+// their cursors: EachRefusal and EachWouldRefusal.
+func eachPage[T any](ctx context.Context, q RefusalQuery, list func(context.Context, RefusalQuery) ([]T, int64, error), fn func(*T) error) error {
 	q.Limit = MaxRefusalPage
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rows, next, err := s.ListRefusals(ctx, q)
+		rows, next, err := list(ctx, q)
 		if err != nil {
 			return err
 		}

@@ -146,26 +146,5 @@ func (s *Store) ListWouldRefusals(ctx context.Context, q RefusalQuery) ([]WouldR
 // EachWouldRefusal calls fn for every would-be refusal matching q, newest
 // first, in pages (a CSV export); ErrStopIteration stops it early.
 func (s *Store) EachWouldRefusal(ctx context.Context, q RefusalQuery, fn func(*WouldRefusal) error) error {
-	q.Limit = MaxRefusalPage
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rows, next, err := s.ListWouldRefusals(ctx, q)
-		if err != nil {
-			return err
-		}
-		for i := range rows {
-			if err := fn(&rows[i]); err != nil {
-				if errors.Is(err, ErrStopIteration) {
-					return nil
-				}
-				return err
-			}
-		}
-		if next == 0 {
-			return nil
-		}
-		q.BeforeID = next
-	}
+	return eachPage(ctx, q, s.ListWouldRefusals, fn)
 }
