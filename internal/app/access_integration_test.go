@@ -98,6 +98,19 @@ func TestAccessRequestFromAnIntegrationIsScopedToIt(t *testing.T) {
 	if n := conns.Load(); n != before || hits.Load() != 2 {
 		t.Fatalf("a refused call connected to the service: %d new connections, %d requests", n-before, hits.Load())
 	}
+	// Both ways of calling billing were logged as billing's refusals.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		rows, _, err := ta.store.ListRefusals(ctx, models.RefusalQuery{Integration: "billing"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("billing's refusals: %d rows, want its own tool's and call_integration's", len(rows))
+		}
+	}
 }
 
 // waitRefusal waits for the writer to store a refusal matching q.
