@@ -15,7 +15,7 @@ import (
 
 // wouldBenchSeedVersion names the cached would-be refusal database; bump
 // it when the seed changes.
-const wouldBenchSeedVersion = "would-refusals-v2" // the (agent, time) index
+const wouldBenchSeedVersion = "would-refusals-v3" // the (agent, time) index, no (time, agent) one
 
 // BenchmarkListWouldRefusals: a page of the log's would-refuse outcome at
 // a million rows, for each filter, as BenchmarkListRefusals does for the

@@ -24,7 +24,7 @@ import (
 // wouldScanRows is how many rows one page of a substring or text search
 // reads at most (models/would_refusal_bench_test.go). A variable only so
 // that tests can show a window's end on a small log.
-var wouldScanRows int64 = 30_000
+var wouldScanRows int64 = 20_000
 
 // checkWould refuses the filters that no would-be refusal can match.
 func (q RefusalQuery) checkWould() error {
