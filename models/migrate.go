@@ -50,6 +50,17 @@ var migrations = []migration{
 	{7, "the Overview's index on the refusal log", func(tx *gorm.DB, _ engine) error { return createOverviewIndex(tx) }},
 	{8, "the refusal log's counters by hour and day, kept with each batch", counts},
 	{9, "used setup links are kept, marked used, so every replica can say so", autoMigrate(&setupLink{})},
+	{10, "the integration of each refusal and would-be refusal; would-be refusals filtered and searched in the refusal log", wouldRefuseLog},
+}
+
+// wouldRefuseLog is migration 10: refusals and would-be refusals name the
+// integration a call was made for (indexed), and would-be refusals get
+// the columns, search text and indexes the log's filters read.
+func wouldRefuseLog(tx *gorm.DB, _ engine) error {
+	if err := tx.AutoMigrate(&Refusal{}, &WouldRefusal{}); err != nil {
+		return err
+	}
+	return backfillWouldRefusalTexts(tx)
 }
 
 // counts is migration 8: the counters the log page and the Overview read

@@ -45,15 +45,19 @@ func (s ReviewStatus) check() error {
 // entry, so "WHERE host = ? AND id < ? ORDER BY id DESC LIMIT 50" walks
 // idx_refusals_host backwards and stops after 50 rows, without sorting.
 type Refusal struct {
-	ID        int64      `gorm:"primaryKey;autoIncrement"`
-	Time      time.Time  `gorm:"not null;index"`
-	Tool      string     `gorm:"not null;default:'';index"` // fetch_url, take_screenshot, call_integration, proxy, check…
-	URL       string     `gorm:"not null;default:''"`
-	Host      string     `gorm:"not null;default:'';index"`
-	Port      int        `gorm:"not null;default:0"`
-	Addresses StringList `gorm:"type:text;not null;default:''"` // resolved addresses
-	Code      string     `gorm:"not null;default:'';index"`
-	Reason    string     `gorm:"not null;default:'';index"`
+	ID   int64     `gorm:"primaryKey;autoIncrement"`
+	Time time.Time `gorm:"not null;index"`
+	Tool string    `gorm:"not null;default:'';index"` // fetch_url, take_screenshot, call_integration, proxy, check…
+	// Integration is the integration a call_integration request was made
+	// for ("" for every other tool): what an access request from this
+	// refusal scopes its entry to. Indexed, for the log's filter.
+	Integration string     `gorm:"not null;default:'';index"`
+	URL         string     `gorm:"not null;default:''"`
+	Host        string     `gorm:"not null;default:'';index"`
+	Port        int        `gorm:"not null;default:0"`
+	Addresses   StringList `gorm:"type:text;not null;default:''"` // resolved addresses
+	Code        string     `gorm:"not null;default:'';index"`
+	Reason      string     `gorm:"not null;default:'';index"`
 	// Kind is "policy" or "network": a refusal of the policy, or a failure
 	// of the network (DNS, connect, timeout, browser), kept apart in the
 	// log's filters. Rows from before the column are migrated on open.

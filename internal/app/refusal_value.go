@@ -41,7 +41,7 @@ func LoggedRefusalOf(r models.Refusal) LoggedRefusal {
 		Refusal: guard.Refusal{
 			Code: guard.Code(r.Code), Reason: guard.Reason(r.Reason), Message: r.Message, Fix: r.Fix,
 			Remedy: remedyOfRow(r), Kind: kind,
-			Tool: r.Tool, Agent: r.Agent, URL: r.URL, Host: r.Host, Port: uint16(r.Port), Entry: r.Entry,
+			Tool: r.Tool, Agent: r.Agent, Service: r.Integration, URL: r.URL, Host: r.Host, Port: uint16(r.Port), Entry: r.Entry,
 			Addresses: addrsOf(r.Addresses), Redirects: []string(r.Redirects),
 		},
 		Proxied: r.Proxied, Thread: r.Thread, Ticket: r.Ticket, Trigger: r.Trigger, Status: string(r.Status), Comment: r.Comment,
