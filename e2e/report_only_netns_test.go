@@ -243,7 +243,7 @@ func TestReportOnlyNamespaceChild(t *testing.T) {
 		}
 	}
 	// Enforced refusals are refusals: the would-refuse list did not grow.
-	mustGoto(t, admin, c.url+"/integrations/report-only")
+	mustGoto(t, admin, c.url+"/refusals?outcome=would_refuse")
 	seeCount(t, admin, wouldRow, 2)
 }
 
