@@ -37,6 +37,16 @@ type RefusalWriterStats struct {
 	BatchBuckets []uint64
 }
 
+// NamedWriterStats is one log writer's state under its name: Log is the
+// metrics' log label and /healthz's key ("refusals", "decisions",
+// "would_refuse"), Rows says what its rows are in a sentence ("refusals",
+// "allowed decisions").
+type NamedWriterStats struct {
+	Log  string
+	Rows string
+	RefusalWriterStats
+}
+
 // NotWritten is every acknowledged row not (yet) in the database: queued,
 // in flight, spilled and dropped.
 func (s RefusalWriterStats) NotWritten() uint64 {

@@ -49,6 +49,7 @@ var migrations = []migration{
 	{6, "scoped allowlist entries, internal hosts, report-only entries and access requests", scopes},
 	{7, "the Overview's index on the refusal log", func(tx *gorm.DB, _ engine) error { return createOverviewIndex(tx) }},
 	{8, "the refusal log's counters by hour and day, kept with each batch", counts},
+	{10, "the log writers: allowed decisions get their id from a sequence on PostgreSQL", logWriters},
 }
 
 // counts is migration 8: the counters the log page and the Overview read
@@ -77,6 +78,16 @@ func scopes(tx *gorm.DB, _ engine) error {
 		return err
 	}
 	return migrateAllowlistScopes(tx)
+}
+
+// migrationsAfter is the migrations newer than version v, in order.
+func migrationsAfter(v int) []migration {
+	for i, m := range migrations {
+		if m.version > v {
+			return migrations[i:]
+		}
+	}
+	return nil
 }
 
 // LatestSchemaVersion is the newest schema this binary knows.
@@ -192,7 +203,7 @@ func (s *Store) migrate(ctx context.Context) (MigrationStatus, error) {
 		if v > st.Latest {
 			return &SchemaTooNewError{Have: v, Know: st.Latest}
 		}
-		for _, m := range migrations[v:] {
+		for _, m := range migrationsAfter(v) {
 			if err := m.up(tx, s.engine); err != nil {
 				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 			}
@@ -238,7 +249,7 @@ func PendingMigrations(ctx context.Context, target string) (MigrationStatus, err
 	if v > st.Latest {
 		return st, &SchemaTooNewError{Have: v, Know: st.Latest}
 	}
-	for _, m := range migrations[v:] {
+	for _, m := range migrationsAfter(v) {
 		st.Pending = append(st.Pending, fmt.Sprintf("%d: %s", m.version, m.name))
 	}
 	return st, nil

@@ -36,9 +36,7 @@ func (s *Server) refusalLog(c echo.Context) error {
 	if s.d.Settings != nil {
 		vm.RetentionDays = s.d.Settings().RetentionDays
 	}
-	if s.d.RefusalLog != nil {
-		vm.WriterNotice = writerNotice(s.d.RefusalLog())
-	}
+	vm.WriterNotice = writersNotice(s.logWriterStates())
 	if err := s.refusalCounters(c, &vm); err != nil {
 		return err
 	}
