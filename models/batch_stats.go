@@ -17,6 +17,9 @@ type RefusalWriterStats struct {
 	Dropped  uint64
 	LastDrop time.Time // when a row was last dropped; zero if never
 	Failures uint64    // batches that failed and were retried
+	// Merged counts refusals that became part of an aggregated row
+	// (RefusalAggregator) rather than rows of their own.
+	Merged uint64
 	// Spilled counts rows ever appended to the spill file; SpillRows and
 	// SpillBytes are what it still holds, to be written once the database
 	// answers again.

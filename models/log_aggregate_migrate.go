@@ -4,12 +4,20 @@ import "gorm.io/gorm"
 
 // logWriters is migration 10.
 //
+// A refusal row may stand for a burst of alike refusals: repeat_count (1
+// for every row already there) and the time of the last of them.
+//
 // On PostgreSQL the decisions table's id had no default: it is a plain
 // rowid on SQLite (autoIncrement:false keeps SQLite from AUTOINCREMENT's
 // bookkeeping), but GORM made it a bare NOT NULL bigint on PostgreSQL, so
 // every batch of allowed decisions failed there and the writer retried it
 // for ever. It gets a sequence, started past the rows already there.
 func logWriters(tx *gorm.DB, e engine) error {
+	// Idempotent: on a new database the earlier migrations' AutoMigrate
+	// of Refusal made the columns already.
+	if err := tx.AutoMigrate(&Refusal{}); err != nil {
+		return err
+	}
 	if e != enginePostgres {
 		return nil
 	}

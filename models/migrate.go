@@ -49,7 +49,7 @@ var migrations = []migration{
 	{6, "scoped allowlist entries, internal hosts, report-only entries and access requests", scopes},
 	{7, "the Overview's index on the refusal log", func(tx *gorm.DB, _ engine) error { return createOverviewIndex(tx) }},
 	{8, "the refusal log's counters by hour and day, kept with each batch", counts},
-	{10, "the log writers: allowed decisions get their id from a sequence on PostgreSQL", logWriters},
+	{10, "the log writers: a refusal row's count of the alike refusals it stands for; allowed decisions get their id from a sequence on PostgreSQL", logWriters},
 }
 
 // counts is migration 8: the counters the log page and the Overview read

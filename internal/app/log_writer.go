@@ -59,7 +59,8 @@ func (a *App) logWriterOptions(dbPath, log, name string) models.RefusalWriterOpt
 // startLogWriters starts the three log writers: refusals, allowed
 // decisions of tickets, and would-be refusals of report-only entries.
 func (a *App) startLogWriters(dbPath string) {
-	a.refusals = models.NewRefusalWriter(a.store, a.logWriterOptions(dbPath, "refusals", refusalLogName))
+	// Bursts of alike refusals become one row a window (models.RefusalAggregator).
+	a.refusals = models.NewRefusalAggregator(models.NewRefusalWriter(a.store, a.logWriterOptions(dbPath, "refusals", refusalLogName)), 0)
 	a.decisions = models.NewDecisionWriter(a.store, a.logWriterOptions(dbPath, "decisions", decisionLogName))
 	a.would = models.NewWouldRefusalWriter(a.store, a.logWriterOptions(dbPath, "would_refuse", wouldLogName))
 }

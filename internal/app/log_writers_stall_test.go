@@ -82,6 +82,9 @@ func lockDatabase(t *testing.T, path string) (release func()) {
 	return release
 }
 
+// sqlOpenReader opens a query-only connection pool on a SQLite file.
+func sqlOpenReader(path string) (*sql.DB, error) { return sql.Open("sqlite3", path+"?_query_only=on") }
+
 // countRows counts a table's rows with a connection of its own.
 func countRows(t *testing.T, path, table string) int64 {
 	t.Helper()
