@@ -34,7 +34,7 @@ func TestAFloodOfIdenticalProxyRefusalsIsAggregated(t *testing.T) {
 	maxQueued := 0
 	for i := range n {
 		a.record(guard.Record{Caller: guard.Caller{Tool: ProxyTool, Agent: "bot"}, Proxied: true, Host: "evil.example", Port: 80,
-			URL: fmt.Sprintf("http://evil.example/x?%d", i),
+			URL:     fmt.Sprintf("http://evil.example/x?%d", i),
 			Refusal: &guard.Refusal{Code: guard.CodeForbidden, Reason: guard.ReasonNotAllowlisted, Host: "evil.example", URL: fmt.Sprintf("http://evil.example/x?%d", i)}})
 		// A second agent's refusals of the same host stay apart.
 		if i%1000 == 0 {
