@@ -47,17 +47,8 @@ var logTables = []string{"refusals", "decisions", "would_refusals"}
 func lockDatabase(t *testing.T, path string) (release func()) {
 	t.Helper()
 	ctx := context.Background()
-	var conn *sql.Conn
-	var db *sql.DB
-	var err error
-	if models.IsPostgres(path) {
-		db, err = sql.Open("pgx", path)
-	} else {
-		db, err = sql.Open("sqlite3", path+"?_busy_timeout=5000")
-	}
-	if err == nil {
-		conn, err = db.Conn(ctx)
-	}
+	db := openOther(t, path, "_busy_timeout=5000")
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,22 +73,25 @@ func lockDatabase(t *testing.T, path string) (release func()) {
 	return release
 }
 
-// sqlOpenReader opens a query-only connection pool on a SQLite file.
-func sqlOpenReader(path string) (*sql.DB, error) { return sql.Open("sqlite3", path+"?_query_only=on") }
+// openOther opens a connection pool of its own on the database at path,
+// as another process would; sqliteParams apply to a SQLite file.
+func openOther(t *testing.T, path, sqliteParams string) *sql.DB {
+	t.Helper()
+	driver, dsn := "sqlite3", path+"?"+sqliteParams
+	if models.IsPostgres(path) {
+		driver, dsn = "pgx", path
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
 
 // countRows counts a table's rows with a connection of its own.
 func countRows(t *testing.T, path, table string) int64 {
 	t.Helper()
-	var db *sql.DB
-	var err error
-	if models.IsPostgres(path) {
-		db, err = sql.Open("pgx", path)
-	} else {
-		db, err = sql.Open("sqlite3", path+"?_query_only=on")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openOther(t, path, "_query_only=on")
 	defer db.Close()
 	var n int64
 	if err := db.QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n); err != nil {

@@ -67,10 +67,7 @@ func TestAFloodOfIdenticalProxyRefusalsIsAggregated(t *testing.T) {
 		want  int
 	}{{"bot", n}, {"other", others}} {
 		var requests, rows int64
-		db, err := sqlOpenReader(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := openOther(t, path, "_query_only=on")
 		if err := db.QueryRow("SELECT COALESCE(SUM(repeat_count), 0), COUNT(*) FROM refusals WHERE agent = ?", tc.agent).Scan(&requests, &rows); err != nil {
 			t.Fatal(err)
 		}
