@@ -145,7 +145,10 @@ func (a *RefusalAggregator) flush() {
 	var rows []Refusal
 	for _, b := range a.seen {
 		if b != nil {
-			b.row.Count, b.row.LastTime = b.count, &b.last
+			b.row.Count = b.count
+			if b.count > 1 { // one repeat alone is a plain row, only later
+				b.row.LastTime = &b.last
+			}
 			rows = append(rows, b.row)
 		}
 	}
