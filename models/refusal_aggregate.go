@@ -17,10 +17,14 @@ import (
 //   - the first refusal of its kind in a window goes straight to the
 //     writer, as a row of its own (so a single refusal is never delayed);
 //   - the alike refusals after it, until the window ends, only count: at
-//     the end of the window (AggregateWindow, 1 s) they become one row
+//     the end of the window (AggregateWindow, 500 ms) they become one row
 //     with Count, the time of the first of them and LastTime the last;
-//   - then the kind is forgotten: a flood lasting a minute is at most two
+//   - then the kind is forgotten: a flood lasting a minute is at most four
 //     rows a second, whose counts sum to every request.
+//
+// The window is short because what it holds is only in memory: kill -9
+// loses the counts of the window in progress (the spill file never saw
+// them), on top of the writer's own window.
 //
 // Alike means the same agent, tool, ticket, thread, code, reason, kind,
 // host, port and proxied: what a review and a remedy depend on. The URL is
@@ -36,7 +40,7 @@ import (
 
 // AggregateWindow is how long alike refusals are merged into one row
 // before it is queued: the longest the log page can be behind a flood.
-const AggregateWindow = time.Second
+const AggregateWindow = 500 * time.Millisecond
 
 // AggregateMaxKinds bounds the kinds of refusal tracked in one window.
 const AggregateMaxKinds = 4096
