@@ -160,15 +160,24 @@ func discardSink(context.Context, []Refusal) error { return nil }
 // writer, whose queue is part of the cost).
 func BenchmarkRefusalAggregator(b *testing.B) {
 	for _, bc := range []struct {
-		name string
-		host func(i int) string
+		name   string
+		host   func(i int) string
+		direct bool // the writer alone, for comparison
 	}{
-		{"flood of one kind", func(int) string { return "evil.example" }},
-		{"distinct hosts", func(i int) string { return fmt.Sprintf("h%d.example", i) }},
+		{"flood of one kind", func(int) string { return "evil.example" }, false},
+		{"flood of one kind, writer alone", func(int) string { return "evil.example" }, true},
+		{"distinct hosts", func(i int) string { return fmt.Sprintf("h%d.example", i) }, false},
+		{"distinct hosts, writer alone", func(i int) string { return fmt.Sprintf("h%d.example", i) }, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			w := newBatchWriter(discardSink, RefusalWriterOptions{FlushInterval: time.Millisecond})
-			a := NewRefusalAggregator(w, AggregateWindow)
+			var a interface {
+				Write(Refusal) bool
+				Close(context.Context) error
+			} = NewRefusalAggregator(w, AggregateWindow)
+			if bc.direct {
+				a = w
+			}
 			r := Refusal{Tool: "proxy", Agent: "bot", Port: 443, Code: "forbidden", Reason: "not_allowlisted", Kind: KindPolicy, Proxied: true,
 				URL: "https://evil.example/some/path?q=1", Message: "evil.example is not on the allowlist."}
 			b.ReportAllocs()
