@@ -51,6 +51,7 @@ var migrations = []migration{
 	{8, "the refusal log's counters by hour and day, kept with each batch", counts},
 	{9, "used setup links are kept, marked used, so every replica can say so", autoMigrate(&setupLink{})},
 	{10, "the integration of each refusal and would-be refusal; would-be refusals filtered and searched in the refusal log", wouldRefuseLog},
+	{11, "the log writers: a refusal row's count of the alike refusals it stands for; allowed decisions get their id from a sequence on PostgreSQL", logWriters},
 }
 
 // wouldRefuseLog is migration 10: refusals and would-be refusals name the
@@ -89,6 +90,16 @@ func scopes(tx *gorm.DB, _ engine) error {
 		return err
 	}
 	return migrateAllowlistScopes(tx)
+}
+
+// migrationsAfter is the migrations newer than version v, in order.
+func migrationsAfter(v int) []migration {
+	for i, m := range migrations {
+		if m.version > v {
+			return migrations[i:]
+		}
+	}
+	return nil
 }
 
 // LatestSchemaVersion is the newest schema this binary knows.
@@ -204,7 +215,7 @@ func (s *Store) migrate(ctx context.Context) (MigrationStatus, error) {
 		if v > st.Latest {
 			return &SchemaTooNewError{Have: v, Know: st.Latest}
 		}
-		for _, m := range migrations[v:] {
+		for _, m := range migrationsAfter(v) {
 			if err := m.up(tx, s.engine); err != nil {
 				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 			}
@@ -250,7 +261,7 @@ func PendingMigrations(ctx context.Context, target string) (MigrationStatus, err
 	if v > st.Latest {
 		return st, &SchemaTooNewError{Have: v, Know: st.Latest}
 	}
-	for _, m := range migrations[v:] {
+	for _, m := range migrationsAfter(v) {
 		st.Pending = append(st.Pending, fmt.Sprintf("%d: %s", m.version, m.name))
 	}
 	return st, nil

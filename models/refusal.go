@@ -85,6 +85,12 @@ type Refusal struct {
 	// a tool call: one refused screenshot can leave both, and this is what
 	// tells them apart. Rows from before the column read false.
 	Proxied bool `gorm:"not null;default:false"`
+	// Count is how many alike refusals the row stands for: 1, or for a
+	// burst the aggregator merged (refusal_aggregate.go), the requests of
+	// one window with LastTime the last of them. Rows from before the
+	// column read 1.
+	Count    int64      `gorm:"column:repeat_count;not null;default:1"`
+	LastTime *time.Time `gorm:"column:last_time"`
 
 	Status     ReviewStatus `gorm:"not null;default:'';index"`
 	Comment    string       `gorm:"not null;default:''"`
@@ -122,6 +128,13 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 		if r.ReviewedAt != nil {
 			t := r.ReviewedAt.UTC()
 			r.ReviewedAt = &t
+		}
+		if r.Count < 1 {
+			r.Count = 1
+		}
+		if r.LastTime != nil {
+			t := r.LastTime.UTC()
+			r.LastTime = &t
 		}
 		prepared[i] = r
 	}

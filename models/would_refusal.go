@@ -65,7 +65,24 @@ type WouldRefusalWriter = BatchWriter[WouldRefusal]
 
 // NewWouldRefusalWriter starts a writer of would-be refusals into store.
 func NewWouldRefusalWriter(store *Store, opts RefusalWriterOptions) *WouldRefusalWriter {
-	return newBatchWriter(store.InsertWouldRefusals, opts)
+	return NewLogWriter(store.InsertWouldRefusals, opts)
+}
+
+// capStrings cuts a would-be refusal's strings to the refusal log's
+// bounds (refusal_caps.go) before it is queued.
+func (r *WouldRefusal) capStrings() {
+	r.URL = capString(r.URL, MaxURLBytes)
+	r.Host = capString(r.Host, MaxHostBytes)
+	r.Message = capString(r.Message, MaxTextBytes)
+	r.Tool = capString(r.Tool, MaxNameBytes)
+	r.Agent = capString(r.Agent, MaxNameBytes)
+	r.Code = capString(r.Code, MaxCodeBytes)
+	r.Reason = capString(r.Reason, MaxCodeBytes)
+}
+
+// approxBytes estimates a would-be refusal's memory in the queue.
+func (r *WouldRefusal) approxBytes() int64 {
+	return int64(160 + len(r.URL) + len(r.Host) + len(r.Message) + len(r.Tool) + len(r.Agent) + len(r.Code) + len(r.Reason))
 }
 
 // InsertWouldRefusals stores rows in one transaction.

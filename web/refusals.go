@@ -36,9 +36,7 @@ func (s *Server) refusalLog(c echo.Context) error {
 	if s.d.Settings != nil {
 		vm.RetentionDays = s.d.Settings().RetentionDays
 	}
-	if s.d.RefusalLog != nil {
-		vm.WriterNotice = writerNotice(s.d.RefusalLog())
-	}
+	vm.WriterNotice = writersNotice(s.logWriterStates())
 	if err := s.refusalCounters(c, &vm); err != nil {
 		return err
 	}
@@ -113,6 +111,7 @@ func (s *Server) refusalLog(c echo.Context) error {
 			ID: v.ID, Href: detailHref(v.ID, back), Time: v.Time, Tool: v.Tool, Integration: v.Service, Agent: v.Agent, Host: shownHost(v),
 			Code: string(v.Code), Reason: string(v.Reason), Kind: string(v.KindOf()), URL: v.URL, Status: v.Status,
 			Ticket: v.Ticket, TicketHref: ticketHref(v.Ticket), Thread: shownThread(v.Thread), Redirected: v.Redirected(),
+			Count: v.Count, LastTime: lastTimeOf(v),
 		}
 	}
 	return render(c, http.StatusOK, views.RefusalLogPage(s.shell(c, "Refusal log", "refusals"), vm))
@@ -214,6 +213,7 @@ func (s *Server) detailView(c echo.Context, r models.Refusal, back string) views
 		Remedy: tools.RemedyText(v.Remedy), Entry: v.Entry,
 		Tool: v.Tool, Integration: v.Service, Agent: v.Agent, Thread: v.Thread, Trigger: v.Trigger, Via: viaText(v.Proxied, v.Tool),
 		Ticket: v.Ticket, TicketHref: ticketHref(v.Ticket), SessionThread: tools.SessionThread(v.Thread), Redirected: v.Redirected(),
+		Count: v.Count, LastTime: lastTimeOf(v),
 		Status: v.Status, Comment: v.Comment, ReviewedBy: v.ReviewedBy,
 		BackHref: "/refusals",
 		Review: views.RefusalReviewForm{
@@ -273,4 +273,13 @@ func viaText(proxied bool, tool string) string {
 		return "a request of the page, through the conversation's browser proxy"
 	}
 	return "a request through the proxy"
+}
+
+// lastTimeOf is the time of the last refusal an aggregated row stands
+// for; zero for a single one.
+func lastTimeOf(v app.LoggedRefusal) time.Time {
+	if v.LastTime == nil {
+		return time.Time{}
+	}
+	return *v.LastTime
 }

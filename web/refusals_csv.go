@@ -20,7 +20,7 @@ var refusalCSVHeader = []string{
 	"id", "time_utc", "tool", "proxied", "agent", "thread", "trigger", "url", "host", "port", "addresses",
 	"code", "reason", "kind", "message", "fix", "remedy", "remedy_value", "entry", "redirects",
 	"review_status", "comment", "reviewed_by", "reviewed_at_utc",
-	"ticket", "integration",
+	"ticket", "integration", "count", "last_time_utc",
 }
 
 // csvFlushEvery is how many rows go out before the response is flushed, so
@@ -100,12 +100,21 @@ func refusalCSVRecord(r app.LoggedRefusal) []string {
 		r.URL, r.Host, strconv.Itoa(int(r.Port)), strings.Join(addrTexts(r.Addresses), ","), string(r.Code), string(r.Reason),
 		string(r.KindOf()), r.Message, r.Fix, remedy, r.Remedy.Value(), r.Entry,
 		strings.Join(r.Redirects, "\n"), csvStatus(models.ReviewStatus(r.Status)), r.Comment, r.ReviewedBy, reviewed,
-		r.Ticket, r.Service,
+		r.Ticket, r.Service, strconv.FormatInt(max(r.Count, 1), 10), lastTimeText(r.LastTime),
 	}
 	for i := range rec {
 		rec[i] = spreadsheetSafe(rec[i])
 	}
 	return rec
+}
+
+// lastTimeText is an aggregated row's last time for the export; "" for a
+// single refusal.
+func lastTimeText(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // spreadsheetSafe defuses formula injection: a refused URL, agent name or

@@ -83,6 +83,9 @@ func runRefusals(ctx context.Context, e env, args []string) error {
 		if red := r.Redirected(); red != "" {
 			message += " " + red
 		}
+		if r.Count > 1 { // an aggregated row: a burst of alike refusals
+			message = fmt.Sprintf("×%d alike requests. %s", r.Count, message)
+		}
 		cells := []string{r.Time.Local().Format("2006-01-02 15:04:05"), toolText(r.Tool, r.Service), dash(r.Agent), dash(r.Ticket),
 			string(r.KindOf()), string(r.Code), string(r.Reason), r.URL, message, dash(tools.RemedyText(r.Remedy))}
 		for i, c := range cells {
