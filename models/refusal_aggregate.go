@@ -47,13 +47,13 @@ const AggregateMaxKinds = 4096
 
 // aggregateKey is what makes two refusals alike.
 type aggregateKey struct {
-	agent, tool, ticket, thread, code, reason, kind, host string
-	port                                                  int
-	proxied                                               bool
+	agent, tool, integration, ticket, thread, code, reason, kind, host string
+	port                                                               int
+	proxied                                                            bool
 }
 
 func aggregateKeyOf(r *Refusal) aggregateKey {
-	return aggregateKey{r.Agent, r.Tool, r.Ticket, r.Thread, r.Code, r.Reason, r.Kind, r.Host, r.Port, r.Proxied}
+	return aggregateKey{r.Agent, r.Tool, r.Integration, r.Ticket, r.Thread, r.Code, r.Reason, r.Kind, r.Host, r.Port, r.Proxied}
 }
 
 // pendingBurst is one kind's window: the refusals after its first.

@@ -92,6 +92,7 @@ func TestAggregatorKeepsDifferentRefusalsApart(t *testing.T) {
 		func(r *Refusal) { r.Port = 8443 },
 		func(r *Refusal) { r.Agent = "other" },
 		func(r *Refusal) { r.Tool = "proxy" },
+		func(r *Refusal) { r.Integration = "crm" },
 		func(r *Refusal) { r.Ticket = "T-2" },
 		func(r *Refusal) { r.Thread = "th" },
 		func(r *Refusal) { r.Code = "unreachable" },

@@ -139,7 +139,7 @@ func TestProxyCommandServesAgents(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 	log := stderr.String()
-	if !strings.Contains(log, `"msg":"refused","tool":"proxy","agent":"helpdesk-bot"`) || !strings.Contains(log, "shutting down") {
+	if !hasLogLine(log, map[string]string{"msg": "refused", "tool": "proxy", "agent": "helpdesk-bot"}) || !strings.Contains(log, "shutting down") {
 		t.Errorf("stderr lacks the refusal line or the shutdown:\n%s", log)
 	}
 	r = runCLI(t, "refusals", "--json", "--db", db)
@@ -234,4 +234,26 @@ func TestTokenAuth(t *testing.T) {
 	if _, err := down.authenticate(context.Background(), "", "obt_good"); err == nil || errors.Is(err, guard.ErrProxyCredential) {
 		t.Fatalf("a store failure: %v, want it passed on (a 503), not a 407", err)
 	}
+}
+
+// hasLogLine reports whether one JSON line of log has every field of want
+// with that string value.
+func hasLogLine(log string, want map[string]string) bool {
+	for _, line := range strings.Split(log, "\n") {
+		var fields map[string]any
+		if json.Unmarshal([]byte(line), &fields) != nil {
+			continue
+		}
+		match := true
+		for k, v := range want {
+			if got, _ := fields[k].(string); got != v {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
 }

@@ -104,11 +104,17 @@ func TestAccessRequestFromAnIntegrationIsScopedToIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rows) == 2 {
+		// Alike refusals within the aggregation window may share a row:
+		// the rows' counts add up to the two calls.
+		var n int64
+		for _, r := range rows {
+			n += max(r.Count, 1)
+		}
+		if n == 2 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("billing's refusals: %d rows, want its own tool's and call_integration's", len(rows))
+			t.Fatalf("billing's refusals: %d in %d rows, want its own tool's and call_integration's", n, len(rows))
 		}
 	}
 }
