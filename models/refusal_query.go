@@ -220,7 +220,8 @@ func (q RefusalQuery) pageIDs(db *gorm.DB, n int) ([]int64, error) {
 	var rest []int64
 	if few {
 		if len(hosts) > 0 {
-			err = db.Table("refusals").Where("host IN ? AND id < ?", hosts, low).Order("id DESC").Limit(n-len(recent)).Pluck("id", &rest).Error
+			older.hostIn = hosts
+			rest, err = older.selectIDs(db, n-len(recent), "")
 		}
 	} else {
 		rest, err = older.selectIDs(db, n-len(recent), "idx_refusals_host")
@@ -258,6 +259,9 @@ func (q RefusalQuery) onlyHostSubstring() bool {
 
 // selectIDs runs the ID step, optionally forcing an index.
 func (q RefusalQuery) selectIDs(db *gorm.DB, n int, index string) ([]int64, error) {
+	if q.hostIn != nil && isPostgres(db) {
+		return q.perHostIDs(db, n)
+	}
 	db, err := q.idQuery(db, n, index)
 	if err != nil {
 		return nil, err
@@ -273,7 +277,7 @@ func (q RefusalQuery) idQuery(db *gorm.DB, n int, index string) (*gorm.DB, error
 	if err != nil {
 		return nil, err
 	}
-	return db.Order("id DESC").Limit(n), nil
+	return db.Order(q.idOrder(db)).Limit(n), nil
 }
 
 // ErrStopIteration may be returned by an EachRefusal callback to stop early;
