@@ -36,7 +36,7 @@ const scaleRuns = 100
 
 // scaleSeedVersion names the seed's shape; a schema of another version
 // (or a purged one) is seeded again.
-const scaleSeedVersion = "pg-scale-v1"
+const scaleSeedVersion = "pg-scale-v2" // columns drawn by independent hashes
 
 // scaleShape is where the seed puts its rows.
 type scaleShape struct {
@@ -138,6 +138,8 @@ func seedScale(target string, sh scaleShape) error {
 			return err
 		}
 	}
+	// Each column is drawn by its own hash of the row number (hashint8),
+	// so filters combine as independently as in a real log.
 	// Base rows: 5,000 service hosts (and, in the first ten days, hosts
 	// that are refused then never again: the purge must drop them from the
 	// refused-host list), 40 agents, 5 tools, 8 codes, 7 reasons (one of
@@ -145,17 +147,17 @@ func seedScale(target string, sh scaleShape) error {
 	// page through the proxy over 20,000 hosts, under a few huge tickets.
 	base := fmt.Sprintf(`INSERT INTO refusals (time, tool, url, host, port, addresses, code, reason, message, fix, entry, agent, thread,
 		trigger_info, redirects, status, comment, reviewed_by, kind, remedy_kind, remedy_value, remedy_internal, ticket, proxied)
-	SELECT t, (ARRAY['fetch_url','take_screenshot','call_integration','proxy','check'])[1 + (i * 7 + i / 11) %% 5],
+	SELECT t, (ARRAY['fetch_url','take_screenshot','call_integration','proxy','check'])[1 + abs(hashint8(i * 8 + 1)::bigint) %% 5],
 		'https://' || h || '/ticket/' || i, h, 443, '["10.0.0.1"]', c,
-		CASE WHEN i %% 10007 = 0 THEN 'tunnel_name' ELSE (ARRAY['private','not_allowlisted','internal_name','metadata','numeric_host','dns','port'])[1 + (i * 40503 / 7) %% 7] END,
-		'refused: ' || c, 'ask an admin to allowlist ' || h, '', 'agent-' || lpad(((i * 2654435761) %% 40)::text, 2, '0'), 'thread-' || (i / 7),
-		'email', '', (ARRAY['','','','','','','','expected','reviewed','needs_access'])[1 + (i * 48271) %% 10], '', '',
-		(ARRAY['policy','policy','policy','network'])[1 + (i * 69621) %% 4], 'add_entry', h, false,
+		CASE WHEN i %% 10007 = 0 THEN 'tunnel_name' ELSE (ARRAY['private','not_allowlisted','internal_name','metadata','numeric_host','dns','port'])[1 + abs(hashint8(i * 8 + 2)::bigint) %% 7] END,
+		'refused: ' || c, 'ask an admin to allowlist ' || h, '', 'agent-' || lpad((abs(hashint8(i * 8 + 3)::bigint) %% 40)::text, 2, '0'), 'thread-' || (i / 7),
+		'email', '', (ARRAY['','','','','','','','expected','reviewed','needs_access'])[1 + abs(hashint8(i * 8 + 4)::bigint) %% 10], '', '',
+		(ARRAY['policy','policy','policy','network'])[1 + abs(hashint8(i * 8 + 5)::bigint) %% 4], 'add_entry', h, false,
 		CASE WHEN i %% 10 = 9 THEN '' ELSE 'SUP-' || (i / 20) END, false
 	FROM (SELECT i, TIMESTAMPTZ '%s' + i * INTERVAL '%d microseconds' AS t,
 		CASE WHEN i < %d AND i %% 100 = 0 THEN 'retired-' || lpad(((i / 100) %% 1000)::text, 4, '0') || '.example.net'
-			ELSE 'svc-' || lpad(((i * 2654435761) %% %d)::text, 5, '0') || '.example.com' END AS h,
-		(ARRAY['not_allowlisted','blocked_address','bad_port','bad_scheme','dns_failure','redirect_blocked','too_many_redirects','invalid_url'])[1 + (i * 40503) %% 8] AS c
+			ELSE 'svc-' || lpad((abs(hashint8(i * 8 + 6)::bigint) %% %d)::text, 5, '0') || '.example.com' END AS h,
+		(ARRAY['not_allowlisted','blocked_address','bad_port','bad_scheme','dns_failure','redirect_blocked','too_many_redirects','invalid_url'])[1 + abs(hashint8(i * 8 + 7)::bigint) %% 8] AS c
 		FROM generate_series(0::bigint, %d) AS i) AS g`,
 		sh.start.Format(time.RFC3339), (90 * 24 * time.Hour / time.Duration(sh.base)).Microseconds(),
 		sh.base/9, benchHosts, sh.base-1)
@@ -164,7 +166,7 @@ func seedScale(target string, sh scaleShape) error {
 	SELECT TIMESTAMPTZ '%s' + i * INTERVAL '%d microseconds', 'proxy', 'https://' || h || '/p/' || i, h, 443, '["203.0.113.9"]',
 		'not_allowlisted', 'not_allowlisted', 'refused: not_allowlisted', 'ask an admin to allowlist ' || h, '', 'agent-flood', 'thread-flood',
 		'webhook', '', '', '', '', 'policy', 'add_entry', h, false, 'SUP-FLOOD-' || (i / 500000), true
-	FROM (SELECT i, 'flood-' || lpad(((i * 2654435761) %% 20000)::text, 5, '0') || '.attacker.example' AS h
+	FROM (SELECT i, 'flood-' || lpad((abs(hashint8(i)::bigint) %% 20000)::text, 5, '0') || '.attacker.example' AS h
 		FROM generate_series(0::bigint, %d) AS i) AS g`,
 		sh.floodDay.Format(time.RFC3339), (24 * time.Hour / time.Duration(sh.flood)).Microseconds(), sh.flood-1)
 	steps := []string{base, flood}
