@@ -54,6 +54,9 @@ type RefusalQuery struct {
 	// hostIn, when not nil, replaces the Host substring by the refused
 	// hosts that contain it (resolveHosts).
 	hostIn []string
+	// drive, when set, names the column whose index PostgreSQL walks
+	// (pgDriver).
+	drive string
 }
 
 func (q RefusalQuery) pageSize() (int, error) {

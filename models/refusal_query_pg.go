@@ -29,11 +29,51 @@ import (
 func isPostgres(db *gorm.DB) bool { return db.Dialector.Name() == "postgres" }
 
 // idOrder is the ID step's ORDER BY.
+//
+// With a column filter, PostgreSQL is told which (column, id) index to
+// walk: "code DESC, id DESC" is the order "id DESC" when code is fixed,
+// and only that index has it. Left to choose, the planner walked the
+// primary key (the same estimate, under its even-spread assumption) and,
+// below a flood of 2.6 million rows of other codes and kinds, read all of
+// them to find a page of "network, dns_failure": 4 s at ten million rows.
+// The rarest column by nature leads; any fixed column gives the same rows.
 func (q RefusalQuery) idOrder(db *gorm.DB) string {
-	if !q.Until.IsZero() && isPostgres(db) {
+	if !isPostgres(db) {
+		return "id DESC"
+	}
+	if !q.Until.IsZero() {
 		return "id + 0 DESC"
 	}
+	if col := q.pgDriver(); col != "" {
+		return col + " DESC, id DESC"
+	}
 	return "id DESC"
+}
+
+// pgDriver is the equality-filtered column whose (column, id) index a
+// page of q walks on PostgreSQL, or "" for none.
+func (q RefusalQuery) pgDriver() string {
+	switch {
+	case q.drive != "":
+		return q.drive
+	case q.Ticket != "":
+		return "ticket"
+	case q.Host != "" && q.HostExact:
+		return "host"
+	case q.Agent != "":
+		return "agent"
+	case q.Reason != "":
+		return "reason"
+	case q.Code != "":
+		return "code"
+	case q.Tool != "":
+		return "tool"
+	case q.Kind != "":
+		return "kind"
+	case q.Unreviewed || q.Status != StatusUnreviewed:
+		return "status"
+	}
+	return ""
 }
 
 // perHostIDs is the ID step of a query narrowed to the hosts in q.hostIn,
@@ -43,6 +83,7 @@ func (q RefusalQuery) idOrder(db *gorm.DB) string {
 func (q RefusalQuery) perHostIDs(db *gorm.DB, n int) ([]int64, error) {
 	hosts := q.hostIn
 	q.hostIn, q.Host, q.HostExact = nil, "", false
+	q.drive = "host" // each host's rows, through (host, id)
 	each, err := q.idQuery(db.Where("host = h.host"), n, "")
 	if err != nil {
 		return nil, err
