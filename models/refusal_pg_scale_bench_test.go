@@ -292,7 +292,7 @@ func BenchmarkPGScale(b *testing.B) {
 // scaleRuns, so that one run of the benchmark ends within the hour.
 const (
 	scaleCaseBudget = 30 * time.Second
-	scaleMinRuns    = 10
+	scaleMinRuns    = 5
 )
 
 // reportPercentiles times up to runs calls of fn (see scaleCaseBudget)

@@ -90,22 +90,22 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 	// A fixed order keeps the generated SQL identical for identical filters.
 	for _, f := range [...]struct{ col, v string }{{"code", q.Code}, {"reason", q.Reason}, {"tool", q.Tool}, {"agent", q.Agent}, {"kind", q.Kind}, {"ticket", q.Ticket}} {
 		if f.v != "" {
-			db = db.Where(f.col+" = ?", f.v)
+			db = q.whereEquals(db, f.col, f.v)
 		}
 	}
 	switch {
 	case q.hostIn != nil:
 		db = db.Where("host IN ?", q.hostIn)
 	case q.Host != "" && q.HostExact:
-		db = db.Where("host = ?", q.Host)
+		db = q.whereEquals(db, "host", q.Host)
 	case q.Host != "":
 		db = db.Where(hostContains, containsPattern(q.Host))
 	}
 	switch {
 	case q.Unreviewed:
-		db = db.Where("status = ''")
+		db = q.whereEquals(db, "status", "")
 	case q.Status != StatusUnreviewed:
-		db = db.Where("status = ?", q.Status)
+		db = q.whereEquals(db, "status", string(q.Status))
 	}
 	if !q.Since.IsZero() {
 		db = db.Where("time >= ?", q.Since.UTC())

@@ -50,6 +50,19 @@ func (q RefusalQuery) idOrder(db *gorm.DB) string {
 	return "id DESC"
 }
 
+// whereEquals adds the condition "col = v". On PostgreSQL the column that
+// leads the page's order is written as a range of one value: the planner
+// drops an ORDER BY column it knows to be constant (turning "code DESC,
+// id DESC" back into "id DESC", the primary key), but not one bounded by
+// a range. With a deterministic collation, PostgreSQL's only kind for a
+// database, "BETWEEN v AND v" is exactly "= v".
+func (q RefusalQuery) whereEquals(db *gorm.DB, col, v string) *gorm.DB {
+	if isPostgres(db) && q.Until.IsZero() && q.pgDriver() == col {
+		return db.Where(col+" BETWEEN ? AND ?", v, v)
+	}
+	return db.Where(col+" = ?", v)
+}
+
 // pgDriver is the equality-filtered column whose (column, id) index a
 // page of q walks on PostgreSQL, or "" for none.
 func (q RefusalQuery) pgDriver() string {
