@@ -75,6 +75,11 @@ func TestScopedAccessReportOnlyAndAccessRequests(t *testing.T) {
 	seeBadge(t, admin, "PUBLIC WEB · 1 REPORT-ONLY")
 	see(t, admin, `[data-testid="would-refuse-summary"]`, "in the last 7 days would have been refused")
 	click(t, admin, `[data-testid="would-refuse-summary"] a`)
+	// They are in the refusal log, under its own outcome tab.
+	if err := expect.Page(admin).ToHaveURL(regexp.MustCompile(`/refusals\?outcome=would_refuse$`)); err != nil {
+		t.Fatalf("See them: %v", err)
+	}
+	see(t, admin, `[data-testid="outcome-would-refuse"][aria-current="page"]`, "Would refuse")
 	see(t, admin, `[data-testid="would-refuse-page-summary"]`, "would have been refused")
 	mustGoto(t, admin, c.url+"/integrations")
 	click(t, admin, `[data-testid="allow-enforce"]`)

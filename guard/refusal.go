@@ -151,7 +151,7 @@ func RemedyOf(kind, value string) Remedy {
 //
 // The JSON field names are part of the API (the tool answers, `console
 // refusals --json`) and do not change: code, reason, message, fix, remedy
-// {kind, entry, setting}, kind, tool, agent, url, host, port, entry,
+// {kind, entry, setting}, kind, tool, agent, service, url, host, port, entry,
 // addresses, redirects, range. Lists are always lists, never joined text.
 type Refusal struct {
 	Code    Code   `json:"code"`
@@ -167,9 +167,12 @@ type Refusal struct {
 	// its caller.
 	Tool  string `json:"tool,omitempty"`
 	Agent string `json:"agent,omitempty"`
-	URL   string `json:"url,omitempty"`
-	Host  string `json:"host,omitempty"`
-	Port  uint16 `json:"port,omitempty"`
+	// Service is the named service behind the tool, when there is one
+	// (Caller.Service): what a scope narrowed to that one service names.
+	Service string `json:"service,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Host    string `json:"host,omitempty"`
+	Port    uint16 `json:"port,omitempty"`
 	// Entry is the allowlist entry that matched the host, if any.
 	Entry     string       `json:"entry,omitempty"`
 	Addresses []netip.Addr `json:"addresses,omitempty"`
@@ -195,6 +198,9 @@ func (r *Refusal) stamp(c Caller, port uint16, redirects []string) {
 	}
 	if r.Agent == "" {
 		r.Agent = c.Agent
+	}
+	if r.Service == "" {
+		r.Service = c.Service
 	}
 	if r.Port == 0 {
 		r.Port = port

@@ -17,6 +17,9 @@ type RefusalWriterStats struct {
 	Dropped  uint64
 	LastDrop time.Time // when a row was last dropped; zero if never
 	Failures uint64    // batches that failed and were retried
+	// Merged counts refusals that became part of an aggregated row
+	// (RefusalAggregator) rather than rows of their own.
+	Merged uint64
 	// Spilled counts rows ever appended to the spill file; SpillRows and
 	// SpillBytes are what it still holds, to be written once the database
 	// answers again.
@@ -35,6 +38,16 @@ type RefusalWriterStats struct {
 	Batches      uint64
 	BatchSeconds float64
 	BatchBuckets []uint64
+}
+
+// NamedWriterStats is one log writer's state under its name: Log is the
+// metrics' log label and /healthz's key ("refusals", "decisions",
+// "would_refuse"), Rows says what its rows are in a sentence ("refusals",
+// "allowed decisions").
+type NamedWriterStats struct {
+	Log  string
+	Rows string
+	RefusalWriterStats
 }
 
 // NotWritten is every acknowledged row not (yet) in the database: queued,

@@ -139,15 +139,20 @@ type BatchWriter[T any] struct {
 // Close on shutdown to flush what is still queued. A spill file left by an
 // earlier process at opts.SpillPath is replayed first.
 func NewRefusalWriter(store *Store, opts RefusalWriterOptions) *RefusalWriter {
-	w, err := NewBatchWriter(store.InsertRefusals, opts)
+	return NewLogWriter(store.InsertRefusals, opts)
+}
+
+// NewLogWriter is NewBatchWriter for a log that must keep running: when
+// its spill file cannot be opened it says so and writes on without one,
+// bounded in memory, rather than refuse to log.
+func NewLogWriter[T any](insert func(context.Context, []T) error, opts RefusalWriterOptions) *BatchWriter[T] {
+	w, err := NewBatchWriter(insert, opts)
 	if err != nil {
-		// Without its spill file the writer still writes, bounded in
-		// memory; say so rather than refuse to log.
 		if opts.Log != nil {
-			opts.Log.Error("refusal log: no spill file; a long database stall will drop rows", "err", err)
+			opts.Log.Error(opts.Name+": no spill file; a long database stall will drop rows", "err", err)
 		}
 		opts.SpillPath = ""
-		w, _ = NewBatchWriter(store.InsertRefusals, opts)
+		w, _ = NewBatchWriter(insert, opts)
 	}
 	return w
 }

@@ -73,7 +73,25 @@ type DecisionWriter = BatchWriter[Decision]
 // NewDecisionWriter starts a writer that batches decisions into store.
 // Call Close on shutdown to flush what is still queued.
 func NewDecisionWriter(store *Store, opts RefusalWriterOptions) *DecisionWriter {
-	return newBatchWriter(store.InsertDecisions, opts)
+	return NewLogWriter(store.InsertDecisions, opts)
+}
+
+// capStrings cuts a decision's strings before it is queued, so the queue
+// and the spill file are bounded in bytes (the URL to MaxDecisionURL, as
+// the insert would).
+func (d *Decision) capStrings() {
+	d.URL = capText(d.URL, MaxDecisionURL)
+	d.Host = capString(d.Host, MaxHostBytes)
+	for _, f := range []*string{&d.Tool, &d.Agent, &d.Ticket, &d.Thread, &d.Trigger} {
+		*f = capString(*f, MaxNameBytes)
+	}
+	d.Outcome = capString(d.Outcome, MaxCodeBytes)
+	d.Code = capString(d.Code, MaxCodeBytes)
+}
+
+// approxBytes estimates a decision's memory in the queue.
+func (d *Decision) approxBytes() int64 {
+	return int64(160 + len(d.URL) + len(d.Host) + len(d.Tool) + len(d.Agent) + len(d.Ticket) + len(d.Thread) + len(d.Trigger) + len(d.Outcome) + len(d.Code))
 }
 
 // decisionStmtRows is how many rows one INSERT statement carries. The

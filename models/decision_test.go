@@ -10,7 +10,11 @@ import (
 // TestDecisionsStoreAndPurge: decisions are stored through their batch
 // writer with capped URLs, read back by ticket newest first, and purged by
 // time without touching the refusal log.
-func TestDecisionsStoreAndPurge(t *testing.T) {
+// Both engines: on PostgreSQL the table's id once had no default, and
+// every batch failed (migration 11).
+func TestDecisionsStoreAndPurge(t *testing.T) { eachEngine(t, decisionsStoreAndPurge) }
+
+func decisionsStoreAndPurge(t *testing.T) {
 	s := openTestStore(t)
 	ctx := testCtx(t)
 	old := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -50,10 +50,19 @@ var migrations = []migration{
 	{7, "the Overview's index on the refusal log", func(tx *gorm.DB, _ engine) error { return createOverviewIndex(tx) }},
 	{8, "the refusal log's counters by hour and day, kept with each batch", counts},
 	{9, "used setup links are kept, marked used, so every replica can say so", autoMigrate(&setupLink{})},
-	// Migration 10 belongs to another branch of this release; the merge
-	// puts it here. Until then this entry keeps versions and positions equal.
-	{10, "reserved for the merge of another branch", func(*gorm.DB, engine) error { return nil }},
-	{11, "PostgreSQL indexes of the refusal log at ten million rows: (column, id) for every filter, trigram search", refusalScaleIndexes},
+	{10, "the integration of each refusal and would-be refusal; would-be refusals filtered and searched in the refusal log", wouldRefuseLog},
+	{11, "the log writers: a refusal row's count of the alike refusals it stands for; allowed decisions get their id from a sequence on PostgreSQL", logWriters},
+	{12, "PostgreSQL indexes of the refusal log at ten million rows: (column, id) for every filter, trigram search", refusalScaleIndexes},
+}
+
+// wouldRefuseLog is migration 10: refusals and would-be refusals name the
+// integration a call was made for (indexed), and would-be refusals get
+// the columns, search text and indexes the log's filters read.
+func wouldRefuseLog(tx *gorm.DB, _ engine) error {
+	if err := tx.AutoMigrate(&Refusal{}, &WouldRefusal{}); err != nil {
+		return err
+	}
+	return backfillWouldRefusalTexts(tx)
 }
 
 // counts is migration 8: the counters the log page and the Overview read
@@ -82,6 +91,16 @@ func scopes(tx *gorm.DB, _ engine) error {
 		return err
 	}
 	return migrateAllowlistScopes(tx)
+}
+
+// migrationsAfter is the migrations newer than version v, in order.
+func migrationsAfter(v int) []migration {
+	for i, m := range migrations {
+		if m.version > v {
+			return migrations[i:]
+		}
+	}
+	return nil
 }
 
 // LatestSchemaVersion is the newest schema this binary knows.
@@ -197,7 +216,7 @@ func (s *Store) migrate(ctx context.Context) (MigrationStatus, error) {
 		if v > st.Latest {
 			return &SchemaTooNewError{Have: v, Know: st.Latest}
 		}
-		for _, m := range migrations[v:] {
+		for _, m := range migrationsAfter(v) {
 			if err := m.up(tx, s.engine); err != nil {
 				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 			}
@@ -243,7 +262,7 @@ func PendingMigrations(ctx context.Context, target string) (MigrationStatus, err
 	if v > st.Latest {
 		return st, &SchemaTooNewError{Have: v, Know: st.Latest}
 	}
-	for _, m := range migrations[v:] {
+	for _, m := range migrationsAfter(v) {
 		st.Pending = append(st.Pending, fmt.Sprintf("%d: %s", m.version, m.name))
 	}
 	return st, nil

@@ -45,15 +45,19 @@ func (s ReviewStatus) check() error {
 // entry, so "WHERE host = ? AND id < ? ORDER BY id DESC LIMIT 50" walks
 // idx_refusals_host backwards and stops after 50 rows, without sorting.
 type Refusal struct {
-	ID        int64      `gorm:"primaryKey;autoIncrement"`
-	Time      time.Time  `gorm:"not null;index"`
-	Tool      string     `gorm:"not null;default:'';index"` // fetch_url, take_screenshot, call_integration, proxy, check…
-	URL       string     `gorm:"not null;default:''"`
-	Host      string     `gorm:"not null;default:'';index"`
-	Port      int        `gorm:"not null;default:0"`
-	Addresses StringList `gorm:"type:text;not null;default:''"` // resolved addresses
-	Code      string     `gorm:"not null;default:'';index"`
-	Reason    string     `gorm:"not null;default:'';index"`
+	ID   int64     `gorm:"primaryKey;autoIncrement"`
+	Time time.Time `gorm:"not null;index"`
+	Tool string    `gorm:"not null;default:'';index"` // fetch_url, take_screenshot, call_integration, proxy, check…
+	// Integration is the integration a call_integration request was made
+	// for ("" for every other tool): what an access request from this
+	// refusal scopes its entry to. Indexed, for the log's filter.
+	Integration string     `gorm:"not null;default:'';index"`
+	URL         string     `gorm:"not null;default:''"`
+	Host        string     `gorm:"not null;default:'';index"`
+	Port        int        `gorm:"not null;default:0"`
+	Addresses   StringList `gorm:"type:text;not null;default:''"` // resolved addresses
+	Code        string     `gorm:"not null;default:'';index"`
+	Reason      string     `gorm:"not null;default:'';index"`
 	// Kind is "policy" or "network": a refusal of the policy, or a failure
 	// of the network (DNS, connect, timeout, browser), kept apart in the
 	// log's filters. Rows from before the column are migrated on open.
@@ -81,6 +85,12 @@ type Refusal struct {
 	// a tool call: one refused screenshot can leave both, and this is what
 	// tells them apart. Rows from before the column read false.
 	Proxied bool `gorm:"not null;default:false"`
+	// Count is how many alike refusals the row stands for: 1, or for a
+	// burst the aggregator merged (refusal_aggregate.go), the requests of
+	// one window with LastTime the last of them. Rows from before the
+	// column read 1.
+	Count    int64      `gorm:"column:repeat_count;not null;default:1"`
+	LastTime *time.Time `gorm:"column:last_time"`
 
 	Status     ReviewStatus `gorm:"not null;default:'';index"`
 	Comment    string       `gorm:"not null;default:''"`
@@ -118,6 +128,13 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 		if r.ReviewedAt != nil {
 			t := r.ReviewedAt.UTC()
 			r.ReviewedAt = &t
+		}
+		if r.Count < 1 {
+			r.Count = 1
+		}
+		if r.LastTime != nil {
+			t := r.LastTime.UTC()
+			r.LastTime = &t
 		}
 		prepared[i] = r
 	}

@@ -67,6 +67,8 @@ type RefusalFacets struct {
 	Agents  []string
 	Codes   []string
 	Reasons []string
+	// Integrations are the integrations whose calls were refused.
+	Integrations []string
 }
 
 // MaxFacetValues bounds each list of RefusalFacets. A menu longer than this
@@ -75,15 +77,20 @@ const MaxFacetValues = 200
 
 // facetColumns are the columns RefusalFacets may read. They are spliced into
 // SQL, so the list is closed.
-var facetColumns = []string{"tool", "agent", "code", "reason"}
+var facetColumns = []string{"tool", "agent", "code", "reason", "integration"}
 
-// RefusalValues returns the refusal log's distinct tools, agents, codes and
-// reasons in ascending order, at most MaxFacetValues each, empty values
-// left out.
+// RefusalValues returns the refusal log's distinct tools, agents, codes,
+// reasons and integrations in ascending order, at most MaxFacetValues
+// each, empty values left out.
 func (s *Store) RefusalValues(ctx context.Context) (RefusalFacets, error) {
+	return s.facets(ctx, "refusals", facetColumns)
+}
+
+// facets fills RefusalFacets from table's cols, one skip scan each.
+func (s *Store) facets(ctx context.Context, table string, cols []string) (RefusalFacets, error) {
 	var f RefusalFacets
-	for _, col := range facetColumns {
-		vals, err := s.distinctValues(ctx, col)
+	for _, col := range cols {
+		vals, err := s.skipScan(ctx, table, col)
 		if err != nil {
 			return RefusalFacets{}, err
 		}
@@ -96,6 +103,8 @@ func (s *Store) RefusalValues(ctx context.Context) (RefusalFacets, error) {
 			f.Codes = vals
 		case "reason":
 			f.Reasons = vals
+		case "integration":
+			f.Integrations = vals
 		}
 	}
 	return f, nil
@@ -109,14 +118,32 @@ func (s *Store) distinctValues(ctx context.Context, col string) ([]string, error
 	if !slices.Contains(facetColumns, col) {
 		return nil, fmt.Errorf("models: %q is not a refusal column with values to list; use one of %v", col, facetColumns)
 	}
+	return s.skipScan(ctx, "refusals", col)
+}
+
+// wouldFacetColumns are the would_refusals columns WouldRefusalValues
+// reads: each leads an index, which the skip scan needs.
+var wouldFacetColumns = []string{"tool", "agent", "integration"}
+
+// WouldRefusalValues returns the would-be refusals' distinct tools,
+// agents and integrations, as RefusalValues does for refusals: the
+// would-refuse view's menus.
+func (s *Store) WouldRefusalValues(ctx context.Context) (RefusalFacets, error) {
+	return s.facets(ctx, "would_refusals", wouldFacetColumns)
+}
+
+// skipScan lists the distinct non-empty values of table.col, at most
+// MaxFacetValues, one index seek each. Both names come from the closed
+// lists above, never from a caller.
+func (s *Store) skipScan(ctx context.Context, table, col string) ([]string, error) {
 	query := `WITH RECURSIVE v(x) AS (
-		SELECT MIN(` + col + `) FROM refusals WHERE ` + col + ` > ''
+		SELECT MIN(` + col + `) FROM ` + table + ` WHERE ` + col + ` > ''
 		UNION ALL
-		SELECT (SELECT MIN(` + col + `) FROM refusals WHERE ` + col + ` > v.x) FROM v WHERE v.x IS NOT NULL
+		SELECT (SELECT MIN(` + col + `) FROM ` + table + ` WHERE ` + col + ` > v.x) FROM v WHERE v.x IS NOT NULL
 	) SELECT x FROM v WHERE x IS NOT NULL LIMIT ?`
 	var out []string
 	if err := s.r.WithContext(ctx).Raw(query, MaxFacetValues).Scan(&out).Error; err != nil {
-		return nil, fmt.Errorf("models: listing distinct refusal %ss: %w", col, err)
+		return nil, fmt.Errorf("models: listing distinct %s %ss: %w", table, col, err)
 	}
 	return out, nil
 }

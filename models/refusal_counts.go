@@ -60,10 +60,11 @@ func countRows(rows []Refusal) map[countKey]int64 {
 	for i := range rows {
 		r := &rows[i]
 		hour := r.Time.UTC().Truncate(time.Hour)
-		out[countKey{hour, dimTotal, "", r.Kind}]++
-		out[countKey{hour, dimTool, r.Tool, r.Kind}]++
-		out[countKey{hour, dimAgent, r.Agent, r.Kind}]++
-		out[countKey{utcDay(r.Time), dimHost, r.Host, r.Kind}]++
+		n := max(r.Count, 1) // an aggregated row counts every request it stands for
+		out[countKey{hour, dimTotal, "", r.Kind}] += n
+		out[countKey{hour, dimTool, r.Tool, r.Kind}] += n
+		out[countKey{hour, dimAgent, r.Agent, r.Kind}] += n
+		out[countKey{utcDay(r.Time), dimHost, r.Host, r.Kind}] += n
 	}
 	return out
 }
@@ -142,7 +143,7 @@ func (s *Store) CountRefusalsSince(ctx context.Context, since time.Time) (int64,
 		return 0, fmt.Errorf("models: counting refusals since %s: %w", since.UTC().Format(time.RFC3339), err)
 	}
 	if head.Before(hours) {
-		if err := db.Model(&Refusal{}).Where("time >= ? AND time < ?", head, hours).Count(&fromRows).Error; err != nil {
+		if err := db.Model(&Refusal{}).Select("COALESCE(SUM(repeat_count), 0)").Where("time >= ? AND time < ?", head, hours).Scan(&fromRows).Error; err != nil {
 			return 0, fmt.Errorf("models: counting refusals since %s: %w", since.UTC().Format(time.RFC3339), err)
 		}
 	}
@@ -168,7 +169,7 @@ func (s *Store) TopRefusedHosts(ctx context.Context, since time.Time, n int) ([]
 	var counted, part []HostCount
 	err := db.Table("refusal_counts").Select("value AS host, SUM(n) AS count").Where("dim = ? AND period >= ?", dimHost, days).Group("value").Scan(&counted).Error
 	if err == nil && head.Before(days) {
-		err = db.Table("refusals").Select("host, COUNT(*) AS count").Where("time >= ? AND time < ?", head, days).Group("host").Scan(&part).Error
+		err = db.Table("refusals").Select("host, SUM(repeat_count) AS count").Where("time >= ? AND time < ?", head, days).Group("host").Scan(&part).Error
 	}
 	if err != nil {
 		return nil, fmt.Errorf("models: top refused hosts since %s: %w", since.UTC().Format(time.RFC3339), err)
@@ -244,7 +245,7 @@ func (s *Store) recountFrom(ctx context.Context, cutoff time.Time) error {
 		if dim != dimTotal {
 			by = col + ", kind"
 		}
-		err := s.r.WithContext(ctx).Table("refusals").Select(col+" AS value, kind, COUNT(*) AS n").
+		err := s.r.WithContext(ctx).Table("refusals").Select(col+" AS value, kind, SUM(repeat_count) AS n").
 			Where("time >= ? AND time < ?", from, to).Group(by).Scan(&groups).Error
 		for _, g := range groups {
 			counts[countKey{from, dim, g.Value, g.Kind}] = g.N

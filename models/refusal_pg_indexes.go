@@ -33,9 +33,9 @@ import (
 // still works, by reading its window, and the migration says so in the log.
 
 // scaleIndexColumns are the refusal columns the log filters on by value.
-var scaleIndexColumns = []string{"code", "reason", "tool", "agent", "kind", "status", "ticket", "host", "time"}
+var scaleIndexColumns = []string{"code", "reason", "tool", "agent", "kind", "status", "ticket", "integration", "host", "time"}
 
-// refusalScaleIndexes is migration 11. On SQLite it does nothing: the
+// refusalScaleIndexes is migration 12. On SQLite it does nothing: the
 // rowid already gives SQLite's indexes that order. On an existing large
 // log it builds each index in one pass (about a minute per index at ten
 // million rows on two cores), holding off writes meanwhile: run `console

@@ -31,6 +31,9 @@ type RefusalQuery struct {
 	Reason string
 	Tool   string
 	Agent  string
+	// Integration is the integration a call_integration request was made
+	// for (indexed).
+	Integration string
 	// Kind is "policy" or "network" (indexed, like the columns above).
 	Kind string
 	// Host matches as a substring (case-insensitive for ASCII) unless
@@ -88,7 +91,7 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 		db = db.Where("id < ?", q.BeforeID)
 	}
 	// A fixed order keeps the generated SQL identical for identical filters.
-	for _, f := range [...]struct{ col, v string }{{"code", q.Code}, {"reason", q.Reason}, {"tool", q.Tool}, {"agent", q.Agent}, {"kind", q.Kind}, {"ticket", q.Ticket}} {
+	for _, f := range [...]struct{ col, v string }{{"code", q.Code}, {"reason", q.Reason}, {"tool", q.Tool}, {"agent", q.Agent}, {"kind", q.Kind}, {"ticket", q.Ticket}, {"integration", q.Integration}} {
 		if f.v != "" {
 			db = q.whereEquals(db, f.col, f.v)
 		}
@@ -256,7 +259,7 @@ func (q RefusalQuery) resolveHosts(db *gorm.DB) (out RefusalQuery, none bool, er
 // filter, the one case where forcing the host index pays: the index alone
 // answers the query. With any other filter, SQLite's own choice is better.
 func (q RefusalQuery) onlyHostSubstring() bool {
-	return q.Host != "" && !q.HostExact && q.Code == "" && q.Reason == "" && q.Tool == "" && q.Agent == "" && q.Kind == "" && q.Ticket == "" && q.Search == "" &&
+	return q.Host != "" && !q.HostExact && q.Code == "" && q.Reason == "" && q.Tool == "" && q.Agent == "" && q.Kind == "" && q.Ticket == "" && q.Search == "" && q.Integration == "" &&
 		q.Status == StatusUnreviewed && !q.Unreviewed && q.Since.IsZero() && q.Until.IsZero()
 }
 
@@ -294,12 +297,18 @@ var ErrStopIteration = errors.New("models: stop iteration")
 // transaction open for the whole download. Rows inserted after the call
 // starts are not visited (they have higher IDs).
 func (s *Store) EachRefusal(ctx context.Context, q RefusalQuery, fn func(*Refusal) error) error {
+	return eachPage(ctx, q, s.ListRefusals, fn)
+}
+
+// eachPage calls fn for every row of the pages list returns, following
+// their cursors: EachRefusal and EachWouldRefusal.
+func eachPage[T any](ctx context.Context, q RefusalQuery, list func(context.Context, RefusalQuery) ([]T, int64, error), fn func(*T) error) error {
 	q.Limit = MaxRefusalPage
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rows, next, err := s.ListRefusals(ctx, q)
+		rows, next, err := list(ctx, q)
 		if err != nil {
 			return err
 		}

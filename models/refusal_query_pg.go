@@ -71,6 +71,8 @@ func (q RefusalQuery) pgDriver() string {
 		return q.drive
 	case q.Ticket != "":
 		return "ticket"
+	case q.Integration != "":
+		return "integration"
 	case q.Host != "" && q.HostExact:
 		return "host"
 	case q.Agent != "":

@@ -83,7 +83,7 @@ func (q RefusalQuery) searchFilter(db *gorm.DB) (*gorm.DB, error) {
 // narrow text table alone answers the page.
 func (q RefusalQuery) onlySearch() bool {
 	return q.Code == "" && q.Reason == "" && q.Tool == "" && q.Agent == "" && q.Kind == "" && q.Host == "" &&
-		q.Status == StatusUnreviewed && !q.Unreviewed && q.Since.IsZero() && q.Until.IsZero() && q.Ticket == ""
+		q.Status == StatusUnreviewed && !q.Unreviewed && q.Since.IsZero() && q.Until.IsZero() && q.Ticket == "" && q.Integration == ""
 }
 
 // textIDs is the ID step of a search with no other filter, from

@@ -69,6 +69,7 @@ func TestInsertAndRefusalByID(t *testing.T) {
 		}
 		want := in
 		want.ID, want.Time, want.Kind = got.ID, t0, KindPolicy // a row without a kind is the policy's
+		want.Count = 1                                         // and a row stands for one refusal unless it says more
 		if got.Time.Location() != time.UTC || !got.Time.Equal(t0) {
 			t.Errorf("Time = %v, want %v stored in UTC", got.Time, t0)
 		}

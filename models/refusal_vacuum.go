@@ -11,8 +11,8 @@ import (
 // for reuse. With auto_vacuum=INCREMENTAL the purge can hand them back in
 // short steps (reclaimSpace); the mode can only be chosen before the first
 // table exists, or by rewriting the whole file with VACUUM. New databases
-// get it (the writer connection sets _auto_vacuum=incremental before the
-// first table exists: store.go writerParams); an older database keeps working without it, and
+// get it (openSQLite sets auto_vacuum=incremental on a new, empty file
+// before the first table exists); an older database keeps working without it, and
 // the purge's log line says how to convert it once (docs/USER-GUIDE.md).
 // PostgreSQL's autovacuum does this job on its own.
 

@@ -89,6 +89,17 @@ func openSQLite(path string) (*Store, error) {
 	if err := createOwnerOnly(path); err != nil {
 		return nil, err
 	}
+	if st, err := os.Stat(path); err == nil && st.Size() == 0 {
+		// A new file: choose its vacuum mode (refusal_vacuum.go) and WAL
+		// once, before anything else writes its first page.
+		first, err := openGorm(path, newFileParams)
+		if err == nil {
+			err = errors.Join(first.Exec("SELECT 1").Error, closeGorm(first))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	w, err := openGorm(path, writerParams)
 	if err != nil {
 		return nil, err
@@ -126,7 +137,16 @@ func (s *Store) Close() error {
 // Connection parameters understood by mattn/go-sqlite3. They are applied to
 // every new connection, so a connection recycled by database/sql keeps them.
 const (
-	writerParams = "_auto_vacuum=incremental&_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=on&_txlock=immediate&_synchronous=NORMAL"
+	// Nothing here may need the write lock on a database that exists: a
+	// process must start while another holds the lock (a long purge, a
+	// VACUUM, a stalled writer) and queue its own writes. Setting
+	// auto_vacuum writes the header even to the same value, so only a new,
+	// empty file gets it (openSQLite); journal_mode=WAL is a no-op read
+	// on a file already in WAL.
+	writerParams = "_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=on&_txlock=immediate&_synchronous=NORMAL"
+	// newFileParams are set once on a new, empty file, by a connection of
+	// their own.
+	newFileParams = "_auto_vacuum=incremental&_journal_mode=WAL&_busy_timeout=5000"
 	// Readers use deferred transactions: an IMMEDIATE begin would take the
 	// write lock for a read-only export.
 	readerParams = "_busy_timeout=5000&_foreign_keys=on&_txlock=deferred&_query_only=on"

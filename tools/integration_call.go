@@ -154,7 +154,7 @@ func integrationSideEffect(in Integration, req guard.Request) SideEffect {
 // answer.
 func (x *Integrations) Try(ctx context.Context, turn Turn, in Integration, params map[string]string) IntegrationResult {
 	start := time.Now()
-	caller := guard.Caller{Tool: CallIntegrationName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger}
+	caller := guard.Caller{Tool: CallIntegrationName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger, Service: in.Name}
 	ctx, notes := guard.WithNotes(guard.WithCaller(ctx, caller))
 	var res IntegrationResult
 	if vals, err := in.ParamsFromText(params); err != nil {
@@ -172,7 +172,7 @@ func paramRefusal(name string, err error) IntegrationResult {
 	if ie != nil {
 		msg, fix = ie.Sentences()
 	}
-	return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadParams, Tool: CallIntegrationName, Message: msg, Fix: fix}}
+	return IntegrationResult{Name: name, Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadParams, Tool: CallIntegrationName, Service: name, Message: msg, Fix: fix}}
 }
 
 // Sentence capitalises s and ends it with one full stop: how a problem or

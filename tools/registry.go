@@ -331,11 +331,13 @@ func broughtWeb(res Result) bool {
 // notes, and hands it to g: how Registry.Call and the console's Test of
 // an integration (Integrations.Try) record a call.
 func recordCall(g *guard.Guard, caller guard.Caller, notes *guard.Notes, res Result, elapsed time.Duration) {
+	seen, noted := notes.Last()
+	caller.Service = serviceOf(caller, seen, noted, res)
 	rec := guard.Record{Caller: caller, Refusal: res.Refusal, Cached: res.Cached, Elapsed: elapsed, URL: res.URL, Redirects: res.Redirects}
 	if res.Refusal != nil && res.Refusal.URL != "" {
 		rec.URL = res.Refusal.URL
 	}
-	if seen, ok := notes.Last(); ok && (rec.URL == "" || rec.URL == seen.URL) {
+	if noted && (rec.URL == "" || rec.URL == seen.URL) {
 		rec.URL, rec.Host, rec.Port, rec.Redirects = seen.URL, seen.Host, seen.Port, seen.Redirects
 		if rec.Refusal == nil {
 			rec.WouldRefuse = seen.WouldRefuse
@@ -351,6 +353,24 @@ func recordCall(g *guard.Guard, caller guard.Caller, notes *guard.Notes, res Res
 		rec.Port = portOf(rec.URL)
 	}
 	g.Record(rec)
+}
+
+// serviceOf is the named service a call was made for (the integration of
+// call_integration, or of an integration's own tool): the caller's own,
+// or else the one the guard decided under, or else the one the refusal
+// names (a refusal of the parameters, made before any request). The
+// call's Record carries it, so the refusal log can say which integration
+// was refused and an access request can be scoped to it alone.
+func serviceOf(caller guard.Caller, seen guard.Record, noted bool, res Result) string {
+	switch {
+	case caller.Service != "":
+		return caller.Service
+	case noted && seen.Caller.Service != "":
+		return seen.Caller.Service
+	case res.Refusal != nil:
+		return res.Refusal.Service
+	}
+	return ""
 }
 
 // portOf is the port a URL names or implies; 0 when it names none.

@@ -79,7 +79,7 @@ func (s *Server) planAllow(c echo.Context, st allowlistState, r models.Refusal) 
 		return o, guard.Entry{}
 	}
 	// Decided as the refused caller: entries scoped to it count.
-	ctx := guard.WithCaller(c.Request().Context(), guard.Caller{Agent: r.Agent, Tool: r.Tool})
+	ctx := guard.WithCaller(c.Request().Context(), guard.Caller{Agent: r.Agent, Tool: r.Tool, Service: r.Integration})
 	now := s.decide(ctx, r.URL)
 	switch {
 	case now.Allowed:

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -26,7 +27,6 @@ import (
 type ScopeService interface {
 	EnforceEntries(ctx context.Context, req app.EnforceEntries) (app.EntriesEnforced, error)
 	WouldRefuse(ctx context.Context) (app.WouldRefuseSummary, error)
-	WouldRefusals(ctx context.Context, agent string, limit int) ([]models.WouldRefusal, error)
 	AccessRequests(ctx context.Context, pending bool) ([]models.AccessRequest, error)
 	RequestAccess(ctx context.Context, req app.RequestAccess) (models.AccessRequest, error)
 	ApproveAccess(ctx context.Context, req app.ApproveAccess) (app.EntriesAdded, error)
@@ -150,27 +150,15 @@ func isAppConflictOrMissing(err error) bool {
 	return errors.As(err, &conflict) || errors.As(err, &nf)
 }
 
+// wouldRefusalsPage is where the card's "See them" pointed before the
+// refusal log showed would-be refusals itself: old links and bookmarks
+// land on the log's would-refuse view, of the same agent.
 func (s *Server) wouldRefusalsPage(c echo.Context) error {
-	svc, ok := s.scopeOps()
-	if !ok {
-		return echo.NewHTTPError(http.StatusNotFound)
+	q := url.Values{"outcome": {outcomeWouldRefuse}}
+	if agent := strings.TrimSpace(c.QueryParam("agent")); agent != "" {
+		q.Set("agent", agent)
 	}
-	ctx := c.Request().Context()
-	agent := strings.TrimSpace(c.QueryParam("agent"))
-	sum, err := svc.WouldRefuse(ctx)
-	if err != nil {
-		return err
-	}
-	rows, err := svc.WouldRefusals(ctx, agent, 500)
-	if err != nil {
-		return err
-	}
-	p := views.WouldRefusalsPage{Agent: agent, Summary: fmt.Sprintf("%s from %s in the last %d days would have been refused once the report-only entries are enforced. They were allowed.",
-		plural(int(sum.Requests), "request", "requests"), plural(int(sum.Agents), "agent", "agents"), sum.Days)}
-	for _, r := range rows {
-		p.Rows = append(p.Rows, views.WouldRefusalRow{Time: r.Time, Agent: r.Agent, Tool: r.Tool, URL: r.URL, Reason: r.Reason, Message: r.Message})
-	}
-	return render(c, http.StatusOK, views.WouldRefusals(s.shell(c, "Report-only", "integrations"), p))
+	return c.Redirect(http.StatusMovedPermanently, "/refusals?"+q.Encode())
 }
 
 // accessForm is the refusal page's Request access form: shown when an
@@ -179,7 +167,7 @@ func (s *Server) accessForm(c echo.Context, v app.LoggedRefusal) *views.RequestA
 	if _, ok := s.scopeOps(); !ok || v.Remedy.Kind != guard.RemedyAddEntry {
 		return nil
 	}
-	return &views.RequestAccessForm{RefusalID: v.ID, Entry: v.Remedy.Entry, Filed: v.Status == string(models.StatusNeedsAccess)}
+	return &views.RequestAccessForm{RefusalID: v.ID, Entry: v.Remedy.Entry, Integration: v.Service, Filed: v.Status == string(models.StatusNeedsAccess)}
 }
 
 func (s *Server) requestAccess(c echo.Context) error {

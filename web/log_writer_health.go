@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/outboundhq/outbound/models"
@@ -40,19 +41,57 @@ func logWriterHealth(st models.RefusalWriterStats, now time.Time) (map[string]an
 	}, code
 }
 
-// writerNotice is the refusal log's banner about its writer, or "" when
-// there is nothing to say.
-func writerNotice(st models.RefusalWriterStats) string {
+// logWriterStates is every log writer's state (refusals, allowed
+// decisions, would-be refusals), or the refusal log's alone when only it
+// was given; nil when none was.
+func (s *Server) logWriterStates() []models.NamedWriterStats {
+	switch {
+	case s.d.LogWriters != nil:
+		return s.d.LogWriters()
+	case s.d.RefusalLog != nil:
+		return []models.NamedWriterStats{{Log: "refusals", Rows: "refusals", RefusalWriterStats: s.d.RefusalLog()}}
+	}
+	return nil
+}
+
+// logWritersHealth is /healthz's account of every log writer, by its
+// metrics label, and the worst of their status codes.
+func logWritersHealth(states []models.NamedWriterStats, now time.Time) (map[string]any, int) {
+	out, code := make(map[string]any, len(states)), http.StatusOK
+	for _, st := range states {
+		h, c := logWriterHealth(st.RefusalWriterStats, now)
+		out[st.Log] = h
+		code = max(code, c)
+	}
+	return out, code
+}
+
+// writersNotice is the log page's banner about every log writer that has
+// something to say, or "".
+func writersNotice(states []models.NamedWriterStats) string {
+	var parts []string
+	for _, st := range states {
+		if msg := writerNotice(st.Rows, st.RefusalWriterStats); msg != "" {
+			parts = append(parts, msg)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// writerNotice is the banner about one log's writer, whose rows are
+// called rows ("refusals", "allowed decisions"), or "" when there is
+// nothing to say.
+func writerNotice(rows string, st models.RefusalWriterStats) string {
 	var msg string
 	switch {
 	case st.Stalled:
-		msg = fmt.Sprintf("The database has not accepted new refusals for %s. %d refusals are kept on this server's disk and in memory, and appear here once it answers; none is lost so far.",
-			st.StalledFor.Round(time.Second), st.NotWritten()-st.Dropped)
+		msg = fmt.Sprintf("The database has not accepted new %s for %s. %d %s are kept on this server's disk and in memory, and appear here once it answers; none is lost so far.",
+			rows, st.StalledFor.Round(time.Second), st.NotWritten()-st.Dropped, rows)
 	case st.SpillRows > 0:
-		msg = fmt.Sprintf("%d refusals held back during a database stall are still being written; they appear here shortly.", st.SpillRows)
+		msg = fmt.Sprintf("%d %s held back during a database stall are still being written; they appear here shortly.", st.SpillRows, rows)
 	}
 	if st.Dropped > 0 {
-		msg += fmt.Sprintf(" This console process has lost %d refusals since it started (its spill file was full or could not be written): see the server log's \"rows dropped\" lines, and free disk space next to the database.", st.Dropped)
+		msg += fmt.Sprintf(" This console process has lost %d %s since it started (its spill file was full or could not be written): see the server log's \"rows dropped\" lines, and free disk space next to the database.", st.Dropped, rows)
 	}
 	if len(msg) > 0 && msg[0] == ' ' {
 		msg = msg[1:]

@@ -77,3 +77,51 @@ func TestHealthzAndTheLogPageReportTheWriter(t *testing.T) {
 		t.Fatalf("log page: %d", p.status)
 	}
 }
+
+// Every log writer is reported, not only the refusal log's: a stalled
+// decisions store (ticket timelines) degrades /healthz under its own
+// name, and one that drops rows fails it, while the refusals are fine.
+func TestHealthzAndTheBannerCoverEveryLogWriter(t *testing.T) {
+	refusals, decisions := &fakeWriterState{}, &fakeWriterState{}
+	h := newHarnessWith(t, func(d *Deps) {
+		d.LogWriters = func() []models.NamedWriterStats {
+			return []models.NamedWriterStats{
+				{Log: "refusals", Rows: "refusals", RefusalWriterStats: refusals.stats()},
+				{Log: "decisions", Rows: "allowed decisions", RefusalWriterStats: decisions.stats()},
+			}
+		}
+	})
+	admin := h.signedIn("ada", models.RoleAdmin)
+	refusals.set(models.RefusalWriterStats{Written: 5})
+	for _, tt := range []struct {
+		st      models.RefusalWriterStats
+		status  int
+		state   string
+		overall string
+		banner  string
+	}{
+		{models.RefusalWriterStats{Written: 5}, 200, "ok", "ok", ""},
+		{models.RefusalWriterStats{Stalled: true, StalledFor: 9 * time.Second, SpillRows: 40}, 200, "stalled", "degraded",
+			"has not accepted new allowed decisions for 9s. 40 allowed decisions are kept"},
+		{models.RefusalWriterStats{Dropped: 2, LastDrop: time.Now()}, 503, "dropping", "degraded", "has lost 2 allowed decisions"},
+	} {
+		decisions.set(tt.st)
+		p := h.browser().get("/healthz")
+		var body struct {
+			Status     string
+			LogWriters map[string]struct{ State string } `json:"log_writers"`
+			RefusalLog struct{ State string }            `json:"refusal_log"`
+		}
+		if err := json.Unmarshal([]byte(p.body), &body); err != nil {
+			t.Fatal(err)
+		}
+		if p.status != tt.status || body.Status != tt.overall || body.LogWriters["decisions"].State != tt.state ||
+			body.LogWriters["refusals"].State != "ok" || body.RefusalLog.State != "ok" {
+			t.Errorf("healthz = %d %s, want %d %q with decisions %q and refusals ok", p.status, p.body, tt.status, tt.overall, tt.state)
+		}
+		banner := strings.TrimSpace(admin.get("/refusals").doc.Find(`[data-testid="writer-notice"]`).Text())
+		if tt.banner == "" && banner != "" || !strings.Contains(banner, tt.banner) {
+			t.Errorf("banner %q, want it to say %q", banner, tt.banner)
+		}
+	}
+}

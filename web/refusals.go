@@ -36,9 +36,7 @@ func (s *Server) refusalLog(c echo.Context) error {
 	if s.d.Settings != nil {
 		vm.RetentionDays = s.d.Settings().RetentionDays
 	}
-	if s.d.RefusalLog != nil {
-		vm.WriterNotice = writerNotice(s.d.RefusalLog())
-	}
+	vm.WriterNotice = writersNotice(s.logWriterStates())
 	if err := s.refusalCounters(c, &vm); err != nil {
 		return err
 	}
@@ -46,9 +44,13 @@ func (s *Server) refusalLog(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f.form.Codes, f.form.Reasons, f.form.Tools, f.form.Agents = codeOptions(facets.Codes), facets.Reasons, facets.Tools, facets.Agents
+	f.form.Codes, f.form.Reasons, f.form.Tools, f.form.Agents = codeOptions(facets.Codes), facets.Reasons, toolOptions(facets), facets.Agents
 	f.form.Kinds = kindOptions
 	vm.Filter = f.form
+	vm.Outcome, vm.RefusedHref, vm.WouldHref = f.form.Outcome, f.outcomeHref(""), f.outcomeHref(outcomeWouldRefuse)
+	if f.would {
+		return s.wouldRefusalLog(c, f, vm)
+	}
 	if !f.ok() {
 		// No rows at all rather than the rows the valid filters select: a
 		// mistyped filter must not pass for "everything" under a heading
@@ -106,9 +108,10 @@ func (s *Server) refusalLog(c echo.Context) error {
 	for i, r := range rows {
 		v := app.LoggedRefusalOf(r)
 		vm.Rows[i] = views.RefusalRow{
-			ID: v.ID, Href: detailHref(v.ID, back), Time: v.Time, Tool: v.Tool, Agent: v.Agent, Host: shownHost(v),
+			ID: v.ID, Href: detailHref(v.ID, back), Time: v.Time, Tool: v.Tool, Integration: v.Service, Agent: v.Agent, Host: shownHost(v),
 			Code: string(v.Code), Reason: string(v.Reason), Kind: string(v.KindOf()), URL: v.URL, Status: v.Status,
 			Ticket: v.Ticket, TicketHref: ticketHref(v.Ticket), Thread: shownThread(v.Thread), Redirected: v.Redirected(),
+			Count: v.Count, LastTime: lastTimeOf(v),
 		}
 	}
 	return render(c, http.StatusOK, views.RefusalLogPage(s.shell(c, "Refusal log", "refusals"), vm))
@@ -208,8 +211,9 @@ func (s *Server) detailView(c echo.Context, r models.Refusal, back string) views
 		Addresses: addrTexts(v.Addresses), Redirects: v.Redirects,
 		Code: string(v.Code), Reason: string(v.Reason), Kind: string(v.KindOf()), Message: v.Message, Fix: v.Fix,
 		Remedy: tools.RemedyText(v.Remedy), Entry: v.Entry,
-		Tool: v.Tool, Agent: v.Agent, Thread: v.Thread, Trigger: v.Trigger, Via: viaText(v.Proxied, v.Tool),
+		Tool: v.Tool, Integration: v.Service, Agent: v.Agent, Thread: v.Thread, Trigger: v.Trigger, Via: viaText(v.Proxied, v.Tool),
 		Ticket: v.Ticket, TicketHref: ticketHref(v.Ticket), SessionThread: tools.SessionThread(v.Thread), Redirected: v.Redirected(),
+		Count: v.Count, LastTime: lastTimeOf(v),
 		Status: v.Status, Comment: v.Comment, ReviewedBy: v.ReviewedBy,
 		BackHref: "/refusals",
 		Review: views.RefusalReviewForm{
@@ -269,4 +273,13 @@ func viaText(proxied bool, tool string) string {
 		return "a request of the page, through the conversation's browser proxy"
 	}
 	return "a request through the proxy"
+}
+
+// lastTimeOf is the time of the last refusal an aggregated row stands
+// for; zero for a single one.
+func lastTimeOf(v app.LoggedRefusal) time.Time {
+	if v.LastTime == nil {
+		return time.Time{}
+	}
+	return *v.LastTime
 }

@@ -20,7 +20,7 @@ var refusalCSVHeader = []string{
 	"id", "time_utc", "tool", "proxied", "agent", "thread", "trigger", "url", "host", "port", "addresses",
 	"code", "reason", "kind", "message", "fix", "remedy", "remedy_value", "entry", "redirects",
 	"review_status", "comment", "reviewed_by", "reviewed_at_utc",
-	"ticket",
+	"ticket", "integration", "count", "last_time_utc",
 }
 
 // csvFlushEvery is how many rows go out before the response is flushed, so
@@ -36,6 +36,9 @@ func (s *Server) refusalCSV(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, "The export was not started because a filter is wrong. "+f.problems()+" Fix the filter on the refusal log and export again.")
 	}
 	name := "refusals-" + s.d.Now().UTC().Format("2006-01-02") + ".csv"
+	if f.would {
+		name = "would-refuse-" + s.d.Now().UTC().Format("2006-01-02") + ".csv"
+	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	h.Set(echo.HeaderContentDisposition, `attachment; filename="`+name+`"`)
@@ -44,12 +47,9 @@ func (s *Server) refusalCSV(c echo.Context) error {
 
 	w := csv.NewWriter(c.Response())
 	w.UseCRLF = true // RFC 4180 line breaks
-	if err := w.Write(refusalCSVHeader); err != nil {
-		return err
-	}
 	n := 0
-	err := s.d.Store.EachRefusal(c.Request().Context(), f.query, func(r *models.Refusal) error {
-		if err := w.Write(refusalCSVRecord(app.LoggedRefusalOf(*r))); err != nil {
+	row := func(rec []string) error {
+		if err := w.Write(rec); err != nil {
 			return err
 		}
 		if n++; n%csvFlushEvery == 0 {
@@ -57,7 +57,23 @@ func (s *Server) refusalCSV(c echo.Context) error {
 			c.Response().Flush()
 		}
 		return w.Error()
-	})
+	}
+	var err error
+	if f.would {
+		if err := w.Write(wouldRefusalCSVHeader); err != nil {
+			return err
+		}
+		err = s.d.Store.EachWouldRefusal(c.Request().Context(), f.query, func(r *models.WouldRefusal) error {
+			return row(wouldRefusalCSVRecord(app.LoggedWouldRefusalOf(*r)))
+		})
+	} else {
+		if err := w.Write(refusalCSVHeader); err != nil {
+			return err
+		}
+		err = s.d.Store.EachRefusal(c.Request().Context(), f.query, func(r *models.Refusal) error {
+			return row(refusalCSVRecord(app.LoggedRefusalOf(*r)))
+		})
+	}
 	w.Flush()
 	if err == nil {
 		err = w.Error()
@@ -84,12 +100,21 @@ func refusalCSVRecord(r app.LoggedRefusal) []string {
 		r.URL, r.Host, strconv.Itoa(int(r.Port)), strings.Join(addrTexts(r.Addresses), ","), string(r.Code), string(r.Reason),
 		string(r.KindOf()), r.Message, r.Fix, remedy, r.Remedy.Value(), r.Entry,
 		strings.Join(r.Redirects, "\n"), csvStatus(models.ReviewStatus(r.Status)), r.Comment, r.ReviewedBy, reviewed,
-		r.Ticket,
+		r.Ticket, r.Service, strconv.FormatInt(max(r.Count, 1), 10), lastTimeText(r.LastTime),
 	}
 	for i := range rec {
 		rec[i] = spreadsheetSafe(rec[i])
 	}
 	return rec
+}
+
+// lastTimeText is an aggregated row's last time for the export; "" for a
+// single refusal.
+func lastTimeText(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // spreadsheetSafe defuses formula injection: a refused URL, agent name or

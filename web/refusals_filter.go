@@ -16,7 +16,15 @@ import (
 
 // refusalFilterKeys are the query parameters that filter the refusal log,
 // in the order they are written into links.
-var refusalFilterKeys = []string{"code", "reason", "kind", "tool", "agent", "host", "from", "to", "status", "ticket", "q"}
+var refusalFilterKeys = []string{"outcome", "code", "reason", "kind", "tool", "agent", "host", "from", "to", "status", "ticket", "q"}
+
+// The log's outcomes: refused (the default, no parameter), and requests
+// that were allowed but that report-only entries would have refused.
+const outcomeWouldRefuse = "would_refuse"
+
+// integrationTool is the tool filter's prefix for one integration:
+// tool=integration:crm is the calls made for the integration crm.
+const integrationTool = "integration:"
 
 // kindOptions are the values of the kind filter: a refusal of the policy,
 // or a failure of the network.
@@ -42,6 +50,9 @@ type refusalFilter struct {
 	// applied are the parsed values in canonical form, for links that
 	// carry the same view to another page.
 	applied url.Values
+	// would is the "would refuse" outcome: the rows are would-be
+	// refusals (refusals_would.go), not refusals.
+	would bool
 }
 
 // parseRefusalFilter reads the log's filters from a query string. A value
@@ -57,6 +68,7 @@ func parseRefusalFilter(in url.Values) refusalFilter {
 	}
 	fail := func(key, msg string) { f.form.Errors[key] = msg }
 	keep := func(key, v string) { f.applied.Set(key, v) }
+	f.parseOutcome(get("outcome"))
 
 	if v := f.form.Code; v != "" {
 		if slices.Contains(guard.Codes, guard.Code(v)) {
@@ -97,6 +109,14 @@ func parseRefusalFilter(in url.Values) refusalFilter {
 			keep("host", v)
 		}
 	}
+	if v := f.query.Tool; strings.HasPrefix(v, integrationTool) {
+		name := strings.TrimSpace(strings.TrimPrefix(v, integrationTool))
+		if name == "" {
+			fail("tool", "integration: names no integration; write integration:NAME, e.g. integration:crm, or pick a tool from the menu.")
+			f.applied.Del("tool")
+		}
+		f.query.Tool, f.query.Integration = "", name
+	}
 	f.parseTimes()
 	f.parseTicketAndSearch(get("ticket"), get("q")) // refusals_ticket.go
 	if v := f.form.Status; v != "" {
@@ -111,7 +131,38 @@ func parseRefusalFilter(in url.Values) refusalFilter {
 			fail("status", fmt.Sprintf("%q is not a review status; use unreviewed, expected, needs_access or reviewed.", v))
 		}
 	}
+	if f.would {
+		f.refuseReviewFilters()
+	}
 	return f
+}
+
+// parseOutcome reads which rows the log shows: refusals, or would-be
+// refusals of report-only entries.
+func (f *refusalFilter) parseOutcome(v string) {
+	f.form.Outcome = v
+	switch v {
+	case "", "refused":
+		f.form.Outcome = ""
+	case outcomeWouldRefuse:
+		f.would = true
+		f.applied.Set("outcome", v)
+	default:
+		f.form.Errors["outcome"] = fmt.Sprintf("%q is not an outcome; use refused (the default) or would_refuse (allowed, but report-only entries would refuse it).", v)
+	}
+}
+
+// refuseReviewFilters explains the filters a would-be refusal cannot
+// match: it was allowed, so it has no review, no kind, and no code or
+// reason to choose among (report-only entries refuse one way).
+func (f *refusalFilter) refuseReviewFilters() {
+	for _, k := range []string{"code", "reason", "kind", "status"} {
+		if f.applied.Get(k) != "" {
+			f.form.Errors[k] = refusalFilterLabels[k] + " does not apply to would-be refusals: they were allowed. Clear it, or switch to Refused."
+			f.applied.Del(k)
+		}
+	}
+	f.query.Code, f.query.Reason, f.query.Kind, f.query.Status, f.query.Unreviewed = "", "", "", models.StatusUnreviewed, false
 }
 
 func codeList() string {
@@ -248,7 +299,7 @@ func (f refusalFilter) problems() string {
 
 // refusalFilterLabels are the filter form's labels, by query key.
 var refusalFilterLabels = map[string]string{
-	"code": "Code", "reason": "Reason", "kind": "Kind", "tool": "Tool", "agent": "Agent",
+	"outcome": "Outcome", "code": "Code", "reason": "Reason", "kind": "Kind", "tool": "Tool", "agent": "Agent",
 	"host": "Host", "from": "From", "to": "To", "status": "Review",
 	"ticket": "Ticket", "q": "Search",
 }
@@ -265,8 +316,15 @@ func (f refusalFilter) badFields() []string {
 	return out
 }
 
-// filtered reports whether any filter applies.
-func (f refusalFilter) filtered() bool { return len(f.applied) > 0 }
+// filtered reports whether any filter applies (the outcome is a view of
+// the log, not a filter of it).
+func (f refusalFilter) filtered() bool {
+	n := len(f.applied)
+	if f.applied.Has("outcome") {
+		n--
+	}
+	return n > 0
+}
 
 // href links to path with this filter and the extra parameters (a cursor).
 func (f refusalFilter) href(path string, extra ...string) string {

@@ -75,6 +75,10 @@ type Deps struct {
 	// RefusalLog reports the refusal log writer's state (queue, spill
 	// file, stall, drops) for /healthz and the log's banner; nil: none.
 	RefusalLog func() models.RefusalWriterStats
+	// LogWriters reports every log writer's state (refusals, allowed
+	// decisions, would-be refusals); when set, /healthz and the banner
+	// cover them all, and RefusalLog is not read.
+	LogWriters func() []models.NamedWriterStats
 
 	// Listen is the address the console's listener is bound to, and
 	// AllowedHosts the further names (or host:port) it answers to; any
@@ -235,12 +239,14 @@ func (s *Server) healthz(c echo.Context) error {
 	if s.d.Reloads != nil {
 		body["store"], body["reload"] = reloadHealth(s.d.Reloads.ReloadStatus(), rev)
 	}
-	if s.d.RefusalLog != nil {
-		var writer map[string]any
-		writer, code = logWriterHealth(s.d.RefusalLog(), s.d.Now())
-		body["refusal_log"] = writer
-		if state := writer["state"]; state != "ok" && state != "draining" {
-			body["status"] = "degraded"
+	if states := s.logWriterStates(); states != nil {
+		var writers map[string]any
+		writers, code = logWritersHealth(states, s.d.Now())
+		body["log_writers"], body["refusal_log"] = writers, writers["refusals"]
+		for _, w := range writers {
+			if state := w.(map[string]any)["state"]; state != "ok" && state != "draining" {
+				body["status"] = "degraded"
+			}
 		}
 	}
 	return c.JSON(code, body)

@@ -26,6 +26,13 @@ type Store interface {
 	TopRefusedHosts(ctx context.Context, since time.Time, n int) ([]models.HostCount, error)
 	RefusalOverview(ctx context.Context, q models.OverviewQuery) (models.RefusalOverview, error)
 
+	// The log's would-refuse outcome: requests report-only entries would
+	// have refused.
+	ListWouldRefusals(ctx context.Context, q models.RefusalQuery) ([]models.WouldRefusal, int64, error)
+	EachWouldRefusal(ctx context.Context, q models.RefusalQuery, fn func(*models.WouldRefusal) error) error
+	CountWouldRefusals(ctx context.Context, since time.Time) (models.WouldRefusalCounts, error)
+	WouldRefusalValues(ctx context.Context) (models.RefusalFacets, error)
+
 	// The audit trail.
 	ListAudit(ctx context.Context, beforeID int64, limit int) ([]models.Audit, int64, error)
 	ListAuditWhere(ctx context.Context, q models.AuditQuery) ([]models.Audit, int64, error)

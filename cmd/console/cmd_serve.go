@@ -73,7 +73,9 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 		return err
 	}
 	defer a.Close()
-	metrics.WatchLogWriter("refusals", a.RefusalLogStats)
+	for _, w := range a.LogWriterStats() { // one log label each: refusals, decisions, would_refuse
+		metrics.WatchLogWriter(w.Log, a.LogWriterStatsOf(w.Log))
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	metrics.TrackReloads(a.ReloadStatus)
@@ -115,8 +117,8 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 		Refusals: a,
 		Tickets:  a,
 		Preview:  a.Previews(reg),
-		// The refusal log writer's state, for /healthz and the log's banner.
-		RefusalLog: a.RefusalLogStats,
+		// Every log writer's state, for /healthz and the log's banner.
+		LogWriters: a.LogWriterStats,
 		// The console answers only the address it is bound to, loopback
 		// names on its port and the name --addr gave (web/hostcheck.go).
 		// and the public URL's name.

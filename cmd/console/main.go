@@ -42,7 +42,7 @@ var commands = map[string]command{
 	"allow":        {summary: "manage the outbound allowlist: add, rm, enforce, list", usage: allowUsage, run: runAllow},
 	"settings":     {summary: "show and change limits: settings list, settings set KEY VALUE", usage: settingsUsage, run: runSettings},
 	"integrations": {summary: "manage HTTP integrations: list, show, add, rm, test", usage: integrationsUsage, run: runIntegrations},
-	"refusals":     {summary: "show the refusal log, newest first", usage: "refusals [--limit N] [--kind policy|network] [--ticket ID] [--search WORDS] [--json]", run: runRefusals},
+	"refusals":     {summary: "show the refusal log, newest first", usage: "refusals [--limit N] [--kind policy|network] [--ticket ID] [--search WORDS] [--would-refuse] [--json]", run: runRefusals},
 	"ticket":       {summary: "show a ticket's timeline: every decision its agents' calls met, allowed and refused, in order", usage: "ticket [--json] ID", run: runTicket},
 	"token":        {summary: "manage agents' API tokens: token create NAME, token list, token revoke NAME", usage: tokenUsage, run: runToken},
 	"user":         {summary: "manage console users: user add, user list, user rm NAME, user passwd NAME (passwords on stdin)", usage: userUsage, run: runUser},

@@ -156,17 +156,7 @@ func TestReplicasOnOnePostgres(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	t.Setenv("CONSOLE_SECRET_KEY", replicaKey)
-	if r := runCLI(t, "init", "--db", dsn); r.code != 0 {
-		t.Fatal(r)
-	}
-	if r := runCLIWithStdin(t, "correct horse battery\n", "user", "add", "--role", "admin", "--db", dsn, "ada"); r.code != 0 {
-		t.Fatal(r)
-	}
-	r := runCLI(t, "token", "create", "--db", dsn, "replica-agent")
-	token := tokenLine.FindString(r.stdout)
-	if r.code != 0 || token == "" {
-		t.Fatal(r)
-	}
+	token := initWithAdminAndToken(t, dsn, "replica-agent")
 
 	a := startReplica(t, bin, dsn, serveLine, "serve")
 	b := startReplica(t, bin, dsn, serveLine, "serve")

@@ -46,11 +46,23 @@ func (a *App) RequestAccess(ctx context.Context, req RequestAccess) (models.Acce
 		return models.AccessRequest{}, &ValidationError{Problems: []Problem{{Field: "refusal", Problem: "no allowlist entry would make this request work",
 			Fix: "mark the refusal Expected or Reviewed instead; " + strings.TrimSuffix(v.Fix, ".")}}}
 	}
-	ar := models.AccessRequest{RefusalID: r.ID, Entry: v.Remedy.Entry, Host: r.Host, Agent: r.Agent, Tool: r.Tool,
-		Internal: a.wouldNarrow(r.Agent, r.Tool), Comment: comment, RequestedBy: req.Actor}
+	tool := scopeTool(r)
+	ar := models.AccessRequest{RefusalID: r.ID, Entry: v.Remedy.Entry, Host: r.Host, Agent: r.Agent, Tool: tool,
+		Internal: a.wouldNarrow(r.Agent, tool), Comment: comment, RequestedBy: req.Actor}
 	rec := models.Audit{Actor: req.Actor, Action: ActionAccessRequest, Target: "refusal " + strconv.FormatInt(r.ID, 10),
 		After: ar.Entry + " for " + scopeOfRequest(ar).String() + ": " + comment}
 	return a.store.CreateAccessRequest(ctx, ar, rec)
+}
+
+// scopeTool is the tool an approval's scope names for a refusal: the one
+// integration the refused call was made for, so that approving admits
+// that integration alone (not every integration through
+// call_integration), or else the refused tool.
+func scopeTool(r models.Refusal) string {
+	if r.Integration != "" {
+		return r.Integration
+	}
+	return r.Tool
 }
 
 // wouldNarrow reports whether agent's tool reaches the public web, so that

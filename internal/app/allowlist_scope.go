@@ -270,17 +270,12 @@ func (a *App) WouldRefuse(ctx context.Context) (WouldRefuseSummary, error) {
 	return WouldRefuseSummary{Requests: c.Requests, Agents: c.Agents, Days: wouldRefuseDays}, err
 }
 
-// WouldRefusals lists the latest would-be refusals of the last 7 days,
-// of one agent when agent is set.
-func (a *App) WouldRefusals(ctx context.Context, agent string, limit int) ([]models.WouldRefusal, error) {
-	return a.store.ListWouldRefusals(ctx, time.Now().AddDate(0, 0, -wouldRefuseDays), agent, limit)
-}
-
 // wouldRefusalRow is the row of a record that report-only entries would
 // have refused.
 func wouldRefusalRow(rec guard.Record) models.WouldRefusal {
 	r := rec.WouldRefuse
-	return models.WouldRefusal{Time: rec.Time, Tool: rec.Caller.Tool, Agent: rec.Caller.Agent, URL: rec.URL, Host: rec.Host, Port: int(rec.Port),
+	return models.WouldRefusal{Time: rec.Time, Tool: rec.Caller.Tool, Integration: rec.Caller.Service, Agent: rec.Caller.Agent,
+		Thread: rec.Caller.Thread, Ticket: rec.Caller.Ticket, URL: rec.URL, Host: rec.Host, Port: int(rec.Port),
 		Code: string(r.Code), Reason: string(r.Reason), Message: r.Message, Proxied: rec.Proxied}
 }
 

@@ -118,9 +118,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	a.refusals = a.newRefusalWriter(dbPath)
-	a.decisions = models.NewDecisionWriter(store, models.RefusalWriterOptions{})
-	a.would = models.NewWouldRefusalWriter(store, models.RefusalWriterOptions{})
+	a.startLogWriters(dbPath)
 	a.uses = newTokenUses()
 	go a.runTokenUses()
 	a.guard = guard.New(guard.Options{Wording: ConsoleWording, Resolver: opts.Resolver, Dial: opts.Dial, Recorder: guard.RecorderFunc(a.record)})
@@ -232,13 +230,7 @@ func (a *App) Close() error {
 	}
 	a.guard.Close()
 	a.closeTokenUses()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var werr error
-	if a.would != nil {
-		werr = a.would.Close(ctx)
-	}
-	return errors.Join(a.closeRefusals(), a.decisions.Close(ctx), werr, a.store.Close())
+	return errors.Join(a.closeLogWriters(), a.store.Close())
 }
 
 // isStoredConfigError reports a stored entry or setting that does not

@@ -20,6 +20,7 @@ import (
 type decisionRows interface {
 	Write(models.Decision) bool
 	Close(ctx context.Context) error
+	Stats() models.RefusalWriterStats
 }
 
 // recordDecision queues an allowed record's row, when it names a ticket

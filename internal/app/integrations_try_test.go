@@ -105,7 +105,7 @@ func TestIntegrationTestIsOneRecord(t *testing.T) {
 		if len(recs) != 1 {
 			t.Fatalf("%d records, want one: %+v", len(recs), recs)
 		}
-		want := guard.Caller{Tool: tools.CallIntegrationName, Agent: "console:ada", Thread: "integration-test", Trigger: "test order_status"}
+		want := guard.Caller{Tool: tools.CallIntegrationName, Agent: "console:ada", Thread: "integration-test", Trigger: "test order_status", Service: "order_status"}
 		if rec := recs[0]; rec.Caller != want || rec.Proxied {
 			t.Fatalf("the record's caller is %+v (proxied %v), want %+v", rec.Caller, rec.Proxied, want)
 		}
@@ -123,7 +123,7 @@ func TestIntegrationTestIsOneRecord(t *testing.T) {
 			t.Fatalf("%d refusal rows, want %d: %+v", len(rows), wantRows, rows)
 		}
 		for _, row := range rows {
-			if row.Reason != string(reason) || row.Tool != tools.CallIntegrationName || row.Agent != "console:ada" || row.Thread != "integration-test" || row.Trigger != "test order_status" {
+			if row.Reason != string(reason) || row.Tool != tools.CallIntegrationName || row.Agent != "console:ada" || row.Thread != "integration-test" || row.Trigger != "test order_status" || row.Integration != "order_status" {
 				t.Fatalf("row %+v", row)
 			}
 		}

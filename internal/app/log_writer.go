@@ -8,26 +8,37 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/outboundhq/outbound/models"
 )
 
-// refusalLogName names the refusal log's writer in its log lines.
-const refusalLogName = "refusal log"
+// The log writers' names in their log lines.
+const (
+	refusalLogName  = "refusal log"
+	decisionLogName = "decision log"
+	wouldLogName    = "would-refuse log"
+)
 
 // closeGrace is how long Close keeps trying to write what is queued to a
 // stalled database before it spills the rest to disk for the next start.
-const closeGrace = 10 * time.Second
+// (A variable so a test can outlast it with a held lock.)
+var closeGrace = 10 * time.Second
 
 // SpillPath is where the refusal log's writer spills rows while the
-// database stalls: next to the SQLite file, so it lives (and is backed up)
-// with it. A database given as a URL (PostgreSQL) has no file; its spill
-// goes to the user's cache directory, named after the URL's hash (never
-// the URL itself, which may carry a password).
-func SpillPath(dbPath string) string {
+// database stalls: LogSpillPath(dbPath, "refusals").
+func SpillPath(dbPath string) string { return LogSpillPath(dbPath, "refusals") }
+
+// LogSpillPath is where the writer of one log (its metrics label:
+// "refusals", "decisions", "would_refuse") spills rows while the database
+// stalls: next to the SQLite file, as DB.LOG.spill, so it lives (and is
+// backed up) with it. A database given as a URL (PostgreSQL) has no file;
+// its spill goes to the user's cache directory, named after the URL's
+// hash (never the URL itself, which may carry a password).
+func LogSpillPath(dbPath, log string) string {
 	if !strings.Contains(dbPath, "://") {
-		return dbPath + ".refusals.spill"
+		return dbPath + "." + log + ".spill"
 	}
 	dir, err := os.UserCacheDir()
 	if err != nil {
@@ -36,36 +47,111 @@ func SpillPath(dbPath string) string {
 	sum := sha256.Sum256([]byte(dbPath))
 	dir = filepath.Join(dir, "outbound")
 	_ = os.MkdirAll(dir, 0o700)
-	return filepath.Join(dir, hex.EncodeToString(sum[:6])+".refusals.spill")
+	return filepath.Join(dir, hex.EncodeToString(sum[:6])+"."+log+".spill")
 }
 
-// newRefusalWriter starts the refusal log's batch writer, replaying what
-// an earlier process spilled.
-func (a *App) newRefusalWriter(dbPath string) *models.RefusalWriter {
-	return models.NewRefusalWriter(a.store, models.RefusalWriterOptions{
-		SpillPath: SpillPath(dbPath), Name: refusalLogName, Log: a.log,
-	})
+// logWriterOptions are the options of one log's writer: its spill file
+// and name. Each writer replays what an earlier process spilled.
+func (a *App) logWriterOptions(dbPath, log, name string) models.RefusalWriterOptions {
+	return models.RefusalWriterOptions{SpillPath: LogSpillPath(dbPath, log), Name: name, Log: a.log}
+}
+
+// startLogWriters starts the three log writers: refusals, allowed
+// decisions of tickets, and would-be refusals of report-only entries.
+func (a *App) startLogWriters(dbPath string) {
+	// Bursts of alike refusals become one row a window (models.RefusalAggregator).
+	a.refusals = models.NewRefusalAggregator(models.NewRefusalWriter(a.store, a.logWriterOptions(dbPath, "refusals", refusalLogName)), 0)
+	a.decisions = models.NewDecisionWriter(a.store, a.logWriterOptions(dbPath, "decisions", decisionLogName))
+	a.would = models.NewWouldRefusalWriter(a.store, a.logWriterOptions(dbPath, "would_refuse", wouldLogName))
+}
+
+// logWriter is what the App needs of any log's writer.
+type logWriter interface {
+	Close(ctx context.Context) error
+	Stats() models.RefusalWriterStats
+}
+
+// namedWriter is one log's writer with its metrics label, what its rows
+// are called, and its name in log lines.
+type namedWriter struct {
+	log, rows, name string
+	w               logWriter
+}
+
+// logWriters lists the App's writers, refusals first; a bare test App may
+// lack some.
+func (a *App) logWriters() []namedWriter {
+	var out []namedWriter
+	if a.refusals != nil {
+		out = append(out, namedWriter{"refusals", "refusals", refusalLogName, a.refusals})
+	}
+	if a.decisions != nil {
+		out = append(out, namedWriter{"decisions", "allowed decisions", decisionLogName, a.decisions})
+	}
+	if a.would != nil {
+		out = append(out, namedWriter{"would_refuse", "would-be refusals", wouldLogName, a.would})
+	}
+	return out
 }
 
 // RefusalLogStats is the refusal log writer's state: queue, spill file,
-// drops, stall and batch latency, for /metrics, /healthz and the log's
-// banner.
+// drops, stall and batch latency.
 func (a *App) RefusalLogStats() models.RefusalWriterStats { return a.refusals.Stats() }
 
-// closeRefusals writes what the refusal log still holds and says, in the
-// shutdown log, exactly what did not reach the database.
-func (a *App) closeRefusals() error {
+// LogWriterStats is every log writer's state, refusals first, for
+// /metrics (one log label each), /healthz and the log page's banner.
+func (a *App) LogWriterStats() []models.NamedWriterStats {
+	ws := a.logWriters()
+	out := make([]models.NamedWriterStats, len(ws))
+	for i, w := range ws {
+		out[i] = models.NamedWriterStats{Log: w.log, Rows: w.rows, RefusalWriterStats: w.w.Stats()}
+	}
+	return out
+}
+
+// LogWriterStatsOf is the state of the writer of one log (its metrics
+// label), for a metrics collector of its own; zero for an unknown label.
+func (a *App) LogWriterStatsOf(log string) func() models.RefusalWriterStats {
+	return func() models.RefusalWriterStats {
+		for _, w := range a.logWriters() {
+			if w.log == log {
+				return w.w.Stats()
+			}
+		}
+		return models.RefusalWriterStats{}
+	}
+}
+
+// closeLogWriters closes every log writer together (a stalled database
+// costs one grace period, not one each) and says, in the shutdown log,
+// exactly what each did not write to the database.
+func (a *App) closeLogWriters() error {
 	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
 	defer cancel()
-	before := a.refusals.Stats()
-	err := a.refusals.Close(ctx)
+	ws := a.logWriters()
+	errs := make([]error, len(ws))
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = a.closeLogWriter(ctx, w)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (a *App) closeLogWriter(ctx context.Context, w namedWriter) error {
+	before := w.w.Stats()
+	err := w.w.Close(ctx)
 	var ce *models.WriterCloseError
 	switch {
 	case errors.As(err, &ce):
-		a.log.Error("refusal log: shutdown left rows out of the database", "not_written", ce.NotWritten,
+		a.log.Error(w.name+": shutdown left rows out of the database", "not_written", ce.NotWritten,
 			"kept_in_spill_file", ce.Spilled, "spill_file", ce.SpillPath, "lost", ce.Lost, "err", ce.Err)
 	case err == nil:
-		a.log.Info("refusal log: every row written at shutdown", "written", a.refusals.Stats().Written, "queued_at_shutdown", before.Queued+before.InFlight)
+		a.log.Info(w.name+": every row written at shutdown", "written", w.w.Stats().Written, "queued_at_shutdown", before.Queued+before.InFlight)
 	}
 	return err
 }

@@ -13,24 +13,27 @@ import (
 // decision line. The field names are constants so that log queries, tests
 // and docs spell them one way.
 const (
-	LogTool      = "tool"
-	LogAgent     = "agent"
-	LogThread    = "thread"
-	LogTicket    = "ticket"
-	LogTrigger   = "trigger"
-	LogURL       = "url"
-	LogHost      = "host"
-	LogPort      = "port"
-	LogDecision  = "decision" // allowed or refused; also the line's message
-	LogCode      = "code"
-	LogReason    = "reason"
-	LogKind      = "kind" // policy or network, for a refusal
-	LogRemedy    = "remedy"
-	LogAddresses = "addresses"
-	LogRedirects = "redirects"
-	LogCached    = "cached"
-	LogProxied   = "proxied"
-	LogMS        = "ms"
+	LogTool = "tool"
+	// LogIntegration is the integration a call_integration request was
+	// made for ("" for other tools): Caller.Service.
+	LogIntegration = "integration"
+	LogAgent       = "agent"
+	LogThread      = "thread"
+	LogTicket      = "ticket"
+	LogTrigger     = "trigger"
+	LogURL         = "url"
+	LogHost        = "host"
+	LogPort        = "port"
+	LogDecision    = "decision" // allowed or refused; also the line's message
+	LogCode        = "code"
+	LogReason      = "reason"
+	LogKind        = "kind" // policy or network, for a refusal
+	LogRemedy      = "remedy"
+	LogAddresses   = "addresses"
+	LogRedirects   = "redirects"
+	LogCached      = "cached"
+	LogProxied     = "proxied"
+	LogMS          = "ms"
 )
 
 // refusalRows takes the refusal log's rows: the store's batched
@@ -81,7 +84,7 @@ func (a *App) logRecord(rec guard.Record) {
 	}
 	// Typed attributes: this runs once per proxied request.
 	attrs := []slog.Attr{
-		slog.String(LogTool, rec.Caller.Tool), slog.String(LogAgent, rec.Caller.Agent),
+		slog.String(LogTool, rec.Caller.Tool), slog.String(LogIntegration, rec.Caller.Service), slog.String(LogAgent, rec.Caller.Agent),
 		slog.String(LogThread, rec.Caller.Thread), slog.String(LogTicket, rec.Caller.Ticket), slog.String(LogTrigger, rec.Caller.Trigger),
 		slog.String(LogURL, rec.URL), slog.String(LogHost, rec.Host), slog.Int(LogPort, int(rec.Port)),
 		slog.String(LogDecision, decision),

@@ -18,12 +18,24 @@ func refusalRow(rec guard.Record) models.Refusal {
 		message += " " + rec.Note // what the Burst records this row stands for were
 	}
 	return models.Refusal{
-		Time: rec.Time, Tool: rec.Caller.Tool, URL: r.URL, Host: r.Host, Port: int(rec.Port),
+		Time: rec.Time, Tool: rec.Caller.Tool, Integration: integrationOf(rec), URL: r.URL, Host: r.Host, Port: int(rec.Port),
 		Addresses: addrTexts(r.Addresses), Code: string(r.Code), Reason: string(r.Reason), Kind: string(r.KindOf()),
 		Message: message, Fix: r.Fix, RemedyKind: string(r.Remedy.Kind), RemedyValue: r.Remedy.Value(), RemedyInternal: r.Remedy.Internal, Entry: r.Entry,
 		Agent: rec.Caller.Agent, Thread: rec.Caller.Thread, Trigger: rec.Caller.Trigger, Ticket: rec.Caller.Ticket,
 		Redirects: rec.Redirects, Proxied: rec.Proxied,
 	}
+}
+
+// integrationOf is the integration a record's call was made for: the
+// caller's service, or the one its refusal names.
+func integrationOf(rec guard.Record) string {
+	if rec.Caller.Service != "" {
+		return rec.Caller.Service
+	}
+	if rec.Refusal != nil {
+		return rec.Refusal.Service
+	}
+	return ""
 }
 
 // addrTexts is addrs as the store and the log keep them: a list, never

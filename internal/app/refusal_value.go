@@ -27,6 +27,10 @@ type LoggedRefusal struct {
 	Comment    string     `json:"comment,omitempty"`
 	ReviewedBy string     `json:"reviewed_by,omitempty"`
 	ReviewedAt *time.Time `json:"reviewed_at,omitempty"`
+	// Count is how many alike refusals the row stands for: 1, or a burst
+	// the log aggregated, whose last was at LastTime.
+	Count    int64      `json:"count"`
+	LastTime *time.Time `json:"last_time,omitempty"`
 }
 
 // LoggedRefusalOf turns a stored row back into the typed value it was
@@ -41,11 +45,15 @@ func LoggedRefusalOf(r models.Refusal) LoggedRefusal {
 		Refusal: guard.Refusal{
 			Code: guard.Code(r.Code), Reason: guard.Reason(r.Reason), Message: r.Message, Fix: r.Fix,
 			Remedy: remedyOfRow(r), Kind: kind,
-			Tool: r.Tool, Agent: r.Agent, URL: r.URL, Host: r.Host, Port: uint16(r.Port), Entry: r.Entry,
+			Tool: r.Tool, Agent: r.Agent, Service: r.Integration, URL: r.URL, Host: r.Host, Port: uint16(r.Port), Entry: r.Entry,
 			Addresses: addrsOf(r.Addresses), Redirects: []string(r.Redirects),
 		},
 		Proxied: r.Proxied, Thread: r.Thread, Ticket: r.Ticket, Trigger: r.Trigger, Status: string(r.Status), Comment: r.Comment,
-		ReviewedBy: r.ReviewedBy, ReviewedAt: r.ReviewedAt,
+		ReviewedBy: r.ReviewedBy, ReviewedAt: r.ReviewedAt, Count: max(r.Count, 1),
+	}
+	if r.LastTime != nil {
+		t := r.LastTime.UTC()
+		out.LastTime = &t
 	}
 	if out.ReviewedAt != nil {
 		t := out.ReviewedAt.UTC()
