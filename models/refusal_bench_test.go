@@ -33,39 +33,7 @@ func BenchmarkListRefusals(b *testing.B) {
 		b.Skip("seeds a 1,000,000-row database; skipped with -short")
 	}
 	s := openBenchStore(b)
-	end := benchStart.Add(benchRows * benchStep)
-	cases := []struct {
-		name string
-		q    RefusalQuery
-	}{
-		{"newest", RefusalQuery{}},
-		{"deep-cursor", RefusalQuery{BeforeID: benchRows / 2}},
-		{"code", RefusalQuery{Code: "not_allowlisted"}},
-		{"code-deep", RefusalQuery{Code: "bad_scheme", BeforeID: benchRows / 10}},
-		{"host-substring", RefusalQuery{Host: "svc-012"}}, // 10 of 5000 hosts
-		{"host-substring-one", RefusalQuery{Host: "svc-01234"}},
-		{"host-substring-none", RefusalQuery{Host: "no-such-host"}}, // worst case: scans every row
-		{"host-exact", RefusalQuery{Host: "svc-01234.example.com", HostExact: true}},
-		{"host-and-code", RefusalQuery{Host: "svc-00", Code: "blocked_address"}},
-		{"agent", RefusalQuery{Agent: "agent-07"}},
-		{"kind-network", RefusalQuery{Kind: "network"}}, // a quarter of the rows
-		{"kind-and-code", RefusalQuery{Kind: "network", Code: "dns_failure"}},
-		{"unreviewed", RefusalQuery{Unreviewed: true}},
-		{"needs-access", RefusalQuery{Status: StatusNeedsAccess}},
-		{"last-7-days", RefusalQuery{Since: end.Add(-7 * 24 * time.Hour)}},
-		{"one-day-window", RefusalQuery{Since: benchStart.Add(30 * 24 * time.Hour), Until: benchStart.Add(31 * 24 * time.Hour)}},
-		{"month-window", RefusalQuery{Since: benchStart.Add(30 * 24 * time.Hour), Until: benchStart.Add(60 * 24 * time.Hour)}},
-		// Tickets and free-text search (issue 11): a ticket is indexed; a
-		// search without one reads at most searchScanRows rows a page.
-		{"ticket", RefusalQuery{Ticket: "SUP-12345"}},
-		{"ticket-none", RefusalQuery{Ticket: "SUP-none"}},
-		{"search-common", RefusalQuery{Search: "ticket"}},
-		{"search-url-rare", RefusalQuery{Search: "svc-01234.example.com/ticket"}}, // 1 in 5000 rows
-		{"search-none", RefusalQuery{Search: "no-such-text"}},                     // worst case: one full window
-		{"search-two-words", RefusalQuery{Search: "Refused BAD_PORT"}},
-		{"search-deep-cursor", RefusalQuery{Search: "no-such-text", BeforeID: benchRows / 2}},
-		{"search-in-ticket", RefusalQuery{Ticket: "SUP-12345", Search: "refused"}},
-	}
+	cases := refusalListCases(benchStart, benchStart.Add(benchRows*benchStep), benchRows)
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			ctx := context.Background()
@@ -85,6 +53,46 @@ func BenchmarkListRefusals(b *testing.B) {
 			b.ReportMetric(float64(processCPU()-cpu)/float64(time.Millisecond)/float64(n), "cpu-ms/op")
 			reportP95(b, 200, page)
 		})
+	}
+}
+
+// refusalListCase is one filter of the log page, timed on a seeded log.
+type refusalListCase struct {
+	name string
+	q    RefusalQuery
+}
+
+// refusalListCases are the log page's filters on a log of rows refusals
+// seeded from start to end (the SQLite benchmark's and PostgreSQL's).
+func refusalListCases(start, end time.Time, rows int64) []refusalListCase {
+	return []refusalListCase{
+		{"newest", RefusalQuery{}},
+		{"deep-cursor", RefusalQuery{BeforeID: rows / 2}},
+		{"code", RefusalQuery{Code: "not_allowlisted"}},
+		{"code-deep", RefusalQuery{Code: "bad_scheme", BeforeID: rows / 10}},
+		{"host-substring", RefusalQuery{Host: "svc-012"}}, // 10 of 5000 hosts
+		{"host-substring-one", RefusalQuery{Host: "svc-01234"}},
+		{"host-substring-none", RefusalQuery{Host: "no-such-host"}}, // worst case: scans every row
+		{"host-exact", RefusalQuery{Host: "svc-01234.example.com", HostExact: true}},
+		{"host-and-code", RefusalQuery{Host: "svc-00", Code: "blocked_address"}},
+		{"agent", RefusalQuery{Agent: "agent-07"}},
+		{"kind-network", RefusalQuery{Kind: "network"}}, // a quarter of the rows
+		{"kind-and-code", RefusalQuery{Kind: "network", Code: "dns_failure"}},
+		{"unreviewed", RefusalQuery{Unreviewed: true}},
+		{"needs-access", RefusalQuery{Status: StatusNeedsAccess}},
+		{"last-7-days", RefusalQuery{Since: end.Add(-7 * 24 * time.Hour)}},
+		{"one-day-window", RefusalQuery{Since: start.Add(30 * 24 * time.Hour), Until: start.Add(31 * 24 * time.Hour)}},
+		{"month-window", RefusalQuery{Since: start.Add(30 * 24 * time.Hour), Until: start.Add(60 * 24 * time.Hour)}},
+		// Tickets and free-text search (issue 11): a ticket is indexed; a
+		// search without one reads at most searchScanRows rows a page.
+		{"ticket", RefusalQuery{Ticket: "SUP-12345"}},
+		{"ticket-none", RefusalQuery{Ticket: "SUP-none"}},
+		{"search-common", RefusalQuery{Search: "ticket"}},
+		{"search-url-rare", RefusalQuery{Search: "svc-01234.example.com/ticket"}}, // 1 in 5000 rows
+		{"search-none", RefusalQuery{Search: "no-such-text"}},                     // worst case: one full window
+		{"search-two-words", RefusalQuery{Search: "Refused BAD_PORT"}},
+		{"search-deep-cursor", RefusalQuery{Search: "no-such-text", BeforeID: rows / 2}},
+		{"search-in-ticket", RefusalQuery{Ticket: "SUP-12345", Search: "refused"}},
 	}
 }
 

@@ -57,6 +57,9 @@ type RefusalQuery struct {
 	// hostIn, when not nil, replaces the Host substring by the refused
 	// hosts that contain it (resolveHosts).
 	hostIn []string
+	// drive, when set, names the column whose index PostgreSQL walks
+	// (pgDriver).
+	drive string
 }
 
 func (q RefusalQuery) pageSize() (int, error) {
@@ -90,22 +93,22 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 	// A fixed order keeps the generated SQL identical for identical filters.
 	for _, f := range [...]struct{ col, v string }{{"code", q.Code}, {"reason", q.Reason}, {"tool", q.Tool}, {"agent", q.Agent}, {"kind", q.Kind}, {"ticket", q.Ticket}, {"integration", q.Integration}} {
 		if f.v != "" {
-			db = db.Where(f.col+" = ?", f.v)
+			db = q.whereEquals(db, f.col, f.v)
 		}
 	}
 	switch {
 	case q.hostIn != nil:
 		db = db.Where("host IN ?", q.hostIn)
 	case q.Host != "" && q.HostExact:
-		db = db.Where("host = ?", q.Host)
+		db = q.whereEquals(db, "host", q.Host)
 	case q.Host != "":
 		db = db.Where(hostContains, containsPattern(q.Host))
 	}
 	switch {
 	case q.Unreviewed:
-		db = db.Where("status = ''")
+		db = q.whereEquals(db, "status", "")
 	case q.Status != StatusUnreviewed:
-		db = db.Where("status = ?", q.Status)
+		db = q.whereEquals(db, "status", string(q.Status))
 	}
 	if !q.Since.IsZero() {
 		db = db.Where("time >= ?", q.Since.UTC())
@@ -223,7 +226,8 @@ func (q RefusalQuery) pageIDs(db *gorm.DB, n int) ([]int64, error) {
 	var rest []int64
 	if few {
 		if len(hosts) > 0 {
-			err = db.Table("refusals").Where("host IN ? AND id < ?", hosts, low).Order("id DESC").Limit(n-len(recent)).Pluck("id", &rest).Error
+			older.hostIn = hosts
+			rest, err = older.selectIDs(db, n-len(recent), "")
 		}
 	} else {
 		rest, err = older.selectIDs(db, n-len(recent), "idx_refusals_host")
@@ -261,6 +265,9 @@ func (q RefusalQuery) onlyHostSubstring() bool {
 
 // selectIDs runs the ID step, optionally forcing an index.
 func (q RefusalQuery) selectIDs(db *gorm.DB, n int, index string) ([]int64, error) {
+	if q.hostIn != nil && isPostgres(db) {
+		return q.perHostIDs(db, n)
+	}
 	db, err := q.idQuery(db, n, index)
 	if err != nil {
 		return nil, err
@@ -276,7 +283,7 @@ func (q RefusalQuery) idQuery(db *gorm.DB, n int, index string) (*gorm.DB, error
 	if err != nil {
 		return nil, err
 	}
-	return db.Order("id DESC").Limit(n), nil
+	return db.Order(q.idOrder(db)).Limit(n), nil
 }
 
 // ErrStopIteration may be returned by an EachRefusal callback to stop early;
