@@ -42,6 +42,11 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 	if err := checkProxyAddr(addr, public); err != nil {
 		return err
 	}
+	// One line a request: written in batches (log_batch.go). Closed after
+	// the app, whose Close may still log.
+	stderr := newBatchedLog(e.stderr)
+	defer stderr.Close()
+	e.stderr = stderr
 	log := jsonLog(e.stderr)
 	a, err := openApp(ctx, db, app.Options{Log: log, MustExist: true})
 	if err != nil {
