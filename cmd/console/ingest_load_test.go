@@ -42,7 +42,8 @@ func loadSetting(name string, def int) int {
 // distinct path, on one of OUTBOUND_LOAD_HOSTS hosts, default 5000; set it
 // to a number above the requests sent for a host per request), so no
 // aggregation of identical refusals can shorten the work. Meanwhile an
-// admin loads the refusal log page every 100 ms.
+// admin loads the refusal log page every 100 ms from another `console
+// serve` on the same store.
 //
 // It reports, per store and path: requests answered per second during
 // the load; rows committed per second (every answered refusal counted as
@@ -84,14 +85,20 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	if r.code != 0 || token == "" {
 		t.Fatal(r)
 	}
+	// The log page comes from a console of its own (a second replica on
+	// the same store), so the serving process's CPU is the records' alone.
 	console := startReplica(t, bin, db, serveLine, "serve")
-	procs := []*replicaProc{console}
-	send := apiRefusal(console.addr, token)
-	if path == "proxy" {
-		proxy := startReplica(t, bin, db, proxyLine, "proxy")
-		procs = []*replicaProc{proxy} // the console only serves the page
-		send = proxyRefusal(proxy.addr, token)
+	var served *replicaProc
+	var send func(string) error
+	switch path {
+	case "api":
+		served = startReplica(t, bin, db, serveLine, "serve")
+		send = apiRefusal(served.addr, token)
+	case "proxy":
+		served = startReplica(t, bin, db, proxyLine, "proxy")
+		send = proxyRefusal(served.addr, token)
 	}
+	procs := []*replicaProc{served}
 	ada := newConsoleClient(t)
 	login := ada.form(console.addr+"/login", `form[action="/login"]`)
 	login.Set("name", "ada")
