@@ -19,7 +19,7 @@ import (
 // once per connection (stmts.go), where a statement of any other size
 // would be parsed anew on every flush (parsing thousands of placeholders
 // cost as much as storing the rows).
-var stmtRows = [...]int{100, 10, 1}
+var stmtRows = [...]int{500, 50, 5, 1}
 
 // maxStmtParams bounds the values one statement binds: below SQLite's
 // 32,766 and PostgreSQL's 65,535 whatever the column count.

@@ -10,7 +10,7 @@ import (
 func TestRowsStmtChunksCoverEveryRowInFixedSizes(t *testing.T) {
 	var sizes []int
 	next := 0
-	err := refusalInsert.chunks(233, func(first, n int) error {
+	err := refusalInsert.chunks(733, func(first, n int) error {
 		if first != next {
 			t.Fatalf("a chunk starts at row %d, want %d", first, next)
 		}
@@ -18,11 +18,11 @@ func TestRowsStmtChunksCoverEveryRowInFixedSizes(t *testing.T) {
 		sizes = append(sizes, n)
 		return nil
 	})
-	if err != nil || next != 233 {
-		t.Fatalf("chunks covered %d rows (%v), want 233", next, err)
+	if err != nil || next != 733 {
+		t.Fatalf("chunks covered %d rows (%v), want 733", next, err)
 	}
-	if got := fmt.Sprint(sizes); got != "[100 100 10 10 10 1 1 1]" {
-		t.Errorf("233 rows went in statements of %s, want [100 100 10 10 10 1 1 1]", got)
+	if got := fmt.Sprint(sizes); got != "[500 50 50 50 50 5 5 5 5 5 5 1 1 1]" {
+		t.Errorf("733 rows went in statements of %s, want [500 50 50 50 50 5 5 5 5 5 5 1 1 1]", got)
 	}
 	if got := hostInsert.text(2, "postgres"); got != "INSERT INTO refusal_hosts (host) VALUES ($1),($2) ON CONFLICT DO NOTHING" {
 		t.Errorf("PostgreSQL text: %s", got)
@@ -48,10 +48,10 @@ func TestInsertRefusalsInStatementSizes(t *testing.T) {
 			}
 			return rows
 		}
-		if err := s.InsertRefusals(ctx, batch(0, 233)); err != nil {
+		if err := s.InsertRefusals(ctx, batch(0, 733)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.InsertRefusals(ctx, batch(233, 5)); err != nil {
+		if err := s.InsertRefusals(ctx, batch(733, 5)); err != nil {
 			t.Fatal(err)
 		}
 		var got []struct {
@@ -62,8 +62,8 @@ func TestInsertRefusalsInStatementSizes(t *testing.T) {
 		if err := s.r.Raw("SELECT r.id, r.url, r.redirects, t.text FROM refusals r LEFT JOIN refusal_texts t ON t.id = r.id ORDER BY r.id").Scan(&got).Error; err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != 238 {
-			t.Fatalf("%d rows stored, want 238", len(got))
+		if len(got) != 738 {
+			t.Fatalf("%d rows stored, want 738", len(got))
 		}
 		for i, g := range got {
 			url := fmt.Sprintf("https://H.example/Page/%d", i)
@@ -81,12 +81,12 @@ func TestInsertRefusalsInStatementSizes(t *testing.T) {
 		if err := s.r.Raw("SELECT COUNT(*) FROM refusal_hosts").Scan(&hosts).Error; err != nil || hosts != 7 {
 			t.Errorf("refusal_hosts holds %d hosts (%v), want 7", hosts, err)
 		}
-		if n, err := s.CountRefusalsSince(ctx, at.Add(-time.Hour)); err != nil || n != 238 {
-			t.Errorf("the counters say %d (%v), want 238", n, err)
+		if n, err := s.CountRefusalsSince(ctx, at.Add(-time.Hour)); err != nil || n != 738 {
+			t.Errorf("the counters say %d (%v), want 738", n, err)
 		}
 		top, err := s.TopRefusedHosts(ctx, at.Truncate(24*time.Hour), 1)
-		if err != nil || len(top) != 1 || top[0].Count != 34 {
-			t.Errorf("top host: %+v (%v), want a host refused 34 times", top, err)
+		if err != nil || len(top) != 1 || top[0].Count != 106 {
+			t.Errorf("top host: %+v (%v), want a host refused 106 times", top, err)
 		}
 	})
 }
