@@ -54,13 +54,7 @@ func loadSetting(name string, def int) int {
 // page's p95. It asserts only what must hold at any speed: every answered
 // refusal is a row. Turn it on with OUTBOUND_LOAD=1.
 func TestIngestLoad(t *testing.T) {
-	if os.Getenv(loadEnv) == "" {
-		t.Skipf("a load measurement of a minute or more; set %s=1 to run it", loadEnv)
-	}
-	bin := filepath.Join(t.TempDir(), "console")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := loadTestBinary(t)
 	t.Setenv("CONSOLE_SECRET_KEY", replicaKey)
 	stores := map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return tempDB(t) },
@@ -328,4 +322,17 @@ func percentile95(ds []time.Duration) time.Duration {
 	ds = slices.Clone(ds)
 	slices.Sort(ds)
 	return ds[(len(ds)*95+99)/100-1]
+}
+
+// loadTestBinary skips t unless load tests are on, and builds the console
+// binary the load tests run as child processes.
+func loadTestBinary(t *testing.T) string {
+	if os.Getenv(loadEnv) == "" {
+		t.Skipf("a load measurement of a minute or more; set %s=1 to run it", loadEnv)
+	}
+	bin := filepath.Join(t.TempDir(), "console")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }

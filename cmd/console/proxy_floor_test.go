@@ -59,13 +59,7 @@ func TestMinimalProxyProcess(t *testing.T) {
 // 0.9 × minimal at both sizes. It asserts nothing about speed. Turn it on
 // with OUTBOUND_LOAD=1.
 func TestProxyFloor(t *testing.T) {
-	if os.Getenv(loadEnv) == "" {
-		t.Skipf("a load measurement of a minute or more; set %s=1 to run it", loadEnv)
-	}
-	bin := filepath.Join(t.TempDir(), "console")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := loadTestBinary(t)
 	bodies := map[string]string{"/4k": strings.Repeat("x", 4<<10), "/64k": strings.Repeat("x", 64<<10)}
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
