@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"sync"
 	"time"
@@ -87,12 +88,22 @@ func abandoned(r *http.Request, c Code) bool {
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // copyBody streams the response body to the client, re-arming the
-// watchdog with every piece. A body of unknown length is flushed piece by
-// piece, so streams (server-sent events, progress) reach the client live.
+// watchdog with every piece. A body of unknown length may be a stream
+// (progress, server-sent events) that must reach the client live, so each
+// piece is flushed: an event stream's at once, any other's within
+// streamFlushDelay unless the body ends first. Most such bodies are a
+// server's ordinary answers that outgrew its buffer; flushing each of
+// their pieces cost a write(2) a piece, on top of the one the end of the
+// response makes, which a bare forward proxy does not pay.
 func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Request, resp *http.Response, watchdog *time.Timer, timeout time.Duration, d *Decision, rec *Record) {
-	var rc *http.ResponseController
+	out := io.Writer(w)
 	if resp.ContentLength < 0 {
-		rc = http.NewResponseController(w)
+		f := &streamFlusher{w: w, rc: http.NewResponseController(w)}
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+			f.delay = streamFlushDelay
+		}
+		defer f.stop()
+		out = f
 	}
 	bufp := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(bufp)
@@ -101,11 +112,8 @@ func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Req
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
 			watchdog.Reset(timeout)
-			if _, werr := w.Write(buf[:n]); werr != nil {
+			if _, werr := out.Write(buf[:n]); werr != nil {
 				return // the client went away
-			}
-			if rc != nil {
-				_ = rc.Flush()
 			}
 		}
 		if err == io.EOF {
@@ -118,6 +126,66 @@ func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Req
 			// Cut the connection: a body ended early must not look whole.
 			panic(http.ErrAbortHandler)
 		}
+	}
+}
+
+// streamFlushDelay is the longest a piece of a body of unknown length
+// waits in the proxy for the next piece before it is flushed to the
+// client.
+const streamFlushDelay = 5 * time.Millisecond
+
+// streamFlusher writes a body of unknown length and flushes it: at once
+// when delay is 0, else from a timer delay after the first piece not yet
+// flushed. Writes and flushes are serialised, as the timer runs on
+// another goroutine.
+type streamFlusher struct {
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	delay time.Duration
+
+	mu      sync.Mutex
+	timer   *time.Timer
+	armed   bool
+	stopped bool
+}
+
+func (f *streamFlusher) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, err := f.w.Write(p)
+	if err != nil || f.armed {
+		return n, err
+	}
+	if f.delay == 0 {
+		return n, f.rc.Flush()
+	}
+	f.armed = true
+	if f.timer == nil {
+		f.timer = time.AfterFunc(f.delay, f.flush)
+	} else {
+		f.timer.Reset(f.delay)
+	}
+	return n, nil
+}
+
+func (f *streamFlusher) flush() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped {
+		return
+	}
+	f.armed = false
+	_ = f.rc.Flush()
+}
+
+// stop ends the flushing before the handler returns (which ends the
+// response and writes what is left).
+func (f *streamFlusher) stop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stopped = true
+	if f.timer != nil {
+		f.timer.Stop()
 	}
 }
 

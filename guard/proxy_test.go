@@ -428,3 +428,47 @@ func TestProxyAuthenticateFailure(t *testing.T) {
 		t.Fatalf("got %d %q", resp.StatusCode, body)
 	}
 }
+
+// TestProxyStreamsABodyOfUnknownLengthLive: each piece of a stream reaches
+// the client while the server still holds the rest (the proxy flushes it,
+// within streamFlushDelay), for an ordinary body and for an event stream.
+func TestProxyStreamsABodyOfUnknownLengthLive(t *testing.T) {
+	for _, ctype := range []string{"text/plain", "text/event-stream"} {
+		t.Run(ctype, func(t *testing.T) {
+			f := newProxyFixture(t, mustPolicy(t, DefaultSettings()), newResolver("stream.example.com", []string{"93.184.216.34"}))
+			next := make(chan struct{})
+			publicServer(t, f.testGuard, "93.184.216.34:80", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", ctype)
+				for i := range 3 {
+					fmt.Fprintf(w, "piece %d\n", i)
+					w.(http.Flusher).Flush()
+					select {
+					case <-next: // the client has it: send the next one
+					case <-time.After(5 * time.Second):
+						return
+					}
+				}
+			}))
+			resp, err := f.client(t, f.user, f.pass, nil).Get("http://stream.example.com/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.ContentLength >= 0 {
+				t.Fatalf("the answer has a length (%d): the test needs a stream", resp.ContentLength)
+			}
+			lines := bufio.NewReader(resp.Body)
+			for i := range 3 {
+				start := time.Now()
+				line, err := lines.ReadString('\n')
+				if err != nil || line != fmt.Sprintf("piece %d\n", i) {
+					t.Fatalf("piece %d: read %q, %v", i, line, err)
+				}
+				if waited := time.Since(start); waited > 2*time.Second {
+					t.Fatalf("piece %d reached the client after %v: the proxy held it until the server sent more", i, waited)
+				}
+				next <- struct{}{}
+			}
+		})
+	}
+}

@@ -3,8 +3,6 @@ package models
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -94,38 +92,10 @@ func (d *Decision) approxBytes() int64 {
 	return int64(160 + len(d.URL) + len(d.Host) + len(d.Tool) + len(d.Agent) + len(d.Ticket) + len(d.Thread) + len(d.Trigger) + len(d.Outcome) + len(d.Code))
 }
 
-// decisionStmtRows is how many rows one INSERT statement carries. The
-// statement is prepared once and reused (parsing thousands of
-// placeholders on every flush cost as much as the rows); rows left over
-// go in one at a time, with the one-row statement, also prepared once.
-const decisionStmtRows = 100
-
-// decisionColumns are the columns InsertDecisions writes, in order.
-const decisionColumns = "time, tool, agent, ticket, thread, trigger_info, host, port, url, outcome, code, cached, proxied, elapsed_ms"
-
-// decisionInsert is the INSERT of n rows, with the driver's own
-// placeholders: ? for SQLite, $1… for PostgreSQL.
-func decisionInsert(n int, dialect string) string {
-	var b strings.Builder
-	b.WriteString("INSERT INTO decisions (" + decisionColumns + ") VALUES ")
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('(')
-		for c := range 14 {
-			if c > 0 {
-				b.WriteByte(',')
-			}
-			if dialect == "postgres" {
-				b.WriteString("$" + strconv.Itoa(i*14+c+1))
-			} else {
-				b.WriteByte('?')
-			}
-		}
-		b.WriteByte(')')
-	}
-	return b.String()
+// decisionInsert stores decisions (14 columns; multirow.go).
+var decisionInsert = rowsStmt{
+	head: "INSERT INTO decisions (time, tool, agent, ticket, thread, trigger_info, host, port, url, outcome, code, cached, proxied, elapsed_ms) VALUES ",
+	cols: 14,
 }
 
 // InsertDecisions stores rows in one transaction, in their order. IDs are
@@ -138,34 +108,26 @@ func (s *Store) InsertDecisions(ctx context.Context, rows []Decision) error {
 		return nil
 	}
 	now := time.Now().UTC()
-	db := s.w.Session(&gorm.Session{PrepareStmt: true, Context: ctx})
-	err := db.Transaction(func(tx *gorm.DB) error {
-		args := make([]any, 0, 14*decisionStmtRows)
-		for start := 0; start < len(rows); {
-			n := decisionStmtRows
-			if len(rows)-start < n {
-				n = 1
-			}
-			chunk := rows[start : start+n]
-			start += n
-			args = args[:0]
-			for _, d := range chunk {
-				if d.Time.IsZero() {
-					d.Time = now
-				}
-				if d.Outcome == "" {
-					d.Outcome = DecisionAllowed
-				}
-				args = append(args, d.Time.UTC(), d.Tool, d.Agent, d.Ticket, d.Thread, d.Trigger, d.Host, d.Port,
-					capText(d.URL, MaxDecisionURL), d.Outcome, d.Code, d.Cached, d.Proxied, d.ElapsedMS)
-			}
-			// Straight to the (prepared) statement: the ORM's own Exec walks
-			// every value to rewrite its placeholders.
-			if _, err := tx.Statement.ConnPool.ExecContext(ctx, decisionInsert(len(chunk), tx.Dialector.Name()), args...); err != nil {
-				return err
-			}
+	args := make([]any, 0, decisionInsert.cols*len(rows))
+	for _, d := range rows {
+		if d.Time.IsZero() {
+			d.Time = now
 		}
-		return nil
+		if d.Outcome == "" {
+			d.Outcome = DecisionAllowed
+		}
+		args = append(args, d.Time.UTC(), d.Tool, d.Agent, d.Ticket, d.Thread, d.Trigger, d.Host, d.Port,
+			capText(d.URL, MaxDecisionURL), d.Outcome, d.Code, d.Cached, d.Proxied, d.ElapsedMS)
+	}
+	if err := s.prepareAll(ctx, decisionInsert); err != nil {
+		return fmt.Errorf("models: storing %d decisions in %q: %w", len(rows), s.path, err)
+	}
+	err := s.w.WithContext(ctx).Transaction(func(g *gorm.DB) error {
+		tx, err := newSQLTx(ctx, g, &s.wStmts)
+		if err != nil {
+			return err
+		}
+		return decisionInsert.exec(tx, args)
 	})
 	if err != nil {
 		return fmt.Errorf("models: storing %d decisions in %q: %w", len(rows), s.path, err)

@@ -102,19 +102,33 @@ type Refusal struct {
 // does not say it is a network failure is the policy's.
 const KindPolicy = "policy"
 
-// refusalBatchRows bounds how many rows one INSERT statement carries. With
-// 24 columns, 500 rows stay well under SQLite's 32766 bound variables.
+// refusalBatchRows bounds how many rows one ORM insert carries (the
+// would-refuse log's): with 24 columns, 500 rows stay well under SQLite's
+// 32766 bound variables.
 const refusalBatchRows = 500
 
-// InsertRefusals stores rows synchronously in one transaction. Most callers
-// want a RefusalWriter instead, which never makes the request path wait on
-// the disk. IDs are assigned by the database (any ID set is ignored), a zero
-// Time becomes now, and times are stored in UTC.
+// refusalInsert stores refusals (28 columns) and returns their IDs.
+var refusalInsert = rowsStmt{
+	head: "INSERT INTO refusals (time, tool, url, host, port, addresses, code, reason, kind, message, fix, remedy_kind, remedy_value, " +
+		"remedy_internal, entry, agent, thread, ticket, trigger_info, redirects, proxied, status, comment, reviewed_by, reviewed_at, " +
+		"integration, repeat_count, last_time) VALUES ",
+	tail: " RETURNING id",
+	cols: 28,
+}
+
+// InsertRefusals stores rows synchronously in one transaction, with their
+// search text, refused hosts and counters. Most callers want a
+// RefusalWriter instead, which never makes the request path wait on the
+// disk. IDs are assigned by the database (any ID set is ignored), a zero
+// Time becomes now, and times are stored in UTC. It runs for every batch
+// of the refusal log, so it binds plain values in prepared multi-row
+// statements (multirow.go).
 func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 	if len(rows) == 0 {
 		return nil
 	}
 	prepared := make([]Refusal, len(rows))
+	args := make([]any, 0, len(rows)*refusalInsert.cols)
 	now := time.Now().UTC()
 	for i, r := range rows {
 		r.ID = 0
@@ -125,9 +139,10 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 		if r.Kind == "" {
 			r.Kind = KindPolicy
 		}
+		var reviewedAt *time.Time
 		if r.ReviewedAt != nil {
 			t := r.ReviewedAt.UTC()
-			r.ReviewedAt = &t
+			r.ReviewedAt, reviewedAt = &t, &t
 		}
 		if r.Count < 1 {
 			r.Count = 1
@@ -137,17 +152,29 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 			r.LastTime = &t
 		}
 		prepared[i] = r
+		args = append(args, r.Time, r.Tool, r.URL, r.Host, r.Port, r.Addresses, r.Code, r.Reason, r.Kind, r.Message, r.Fix, r.RemedyKind,
+			r.RemedyValue, r.RemedyInternal, r.Entry, r.Agent, r.Thread, r.Ticket, r.Trigger, r.Redirects, r.Proxied, string(r.Status),
+			r.Comment, r.ReviewedBy, reviewedAt, r.Integration, r.Count, r.LastTime)
+	}
+	if err := s.prepareAll(ctx, refusalInsert, hostInsert, textInsert, countUpsert); err != nil {
+		return fmt.Errorf("models: storing %d refusals in %q: %w", len(rows), s.path, err)
 	}
 	// SkipDefaultTransaction is on, so the transaction must be explicit for
-	// the batches to commit (and hit the disk) once, together.
-	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.CreateInBatches(&prepared, refusalBatchRows).Error; err != nil {
+	// the statements to commit (and hit the disk) once, together.
+	err := s.w.WithContext(ctx).Transaction(func(g *gorm.DB) error {
+		tx, err := newSQLTx(ctx, g, &s.wStmts)
+		if err != nil {
 			return err
 		}
-		for start := 0; start < len(prepared); start += refusalBatchRows {
-			if err := recordHosts(tx, prepared[start:min(start+refusalBatchRows, len(prepared))]); err != nil {
-				return err
-			}
+		ids, err := refusalInsert.queryIDs(tx, args)
+		if err != nil {
+			return err
+		}
+		for i := range prepared {
+			prepared[i].ID = ids[i]
+		}
+		if err := recordHosts(tx, prepared); err != nil {
+			return err
 		}
 		if err := recordTexts(tx, prepared); err != nil {
 			return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -69,13 +68,16 @@ func countRows(rows []Refusal) map[countKey]int64 {
 	return out
 }
 
-// countChunk keeps one upsert under every engine's bound on parameters
-// (5 a row: 2,500, below SQLite's 32,766 and PostgreSQL's 65,535).
-const countChunk = 500
+// countUpsert adds to the counters. ON CONFLICT … DO UPDATE is standard
+// in SQLite (3.24+) and PostgreSQL.
+var countUpsert = rowsStmt{
+	head: "INSERT INTO refusal_counts (period, dim, value, kind, n) VALUES ",
+	tail: " ON CONFLICT (period, dim, value, kind) DO UPDATE SET n = refusal_counts.n + excluded.n",
+	cols: 5,
+}
 
 // addCounts adds counts to the counters, inside the caller's transaction.
-// ON CONFLICT … DO UPDATE is standard in SQLite (3.24+) and PostgreSQL.
-func addCounts(tx *gorm.DB, counts map[countKey]int64) error {
+func addCounts(tx sqlTx, counts map[countKey]int64) error {
 	keys := make([]countKey, 0, len(counts))
 	for k := range counts {
 		keys = append(keys, k)
@@ -83,22 +85,12 @@ func addCounts(tx *gorm.DB, counts map[countKey]int64) error {
 	// A fixed order: two writers upserting the same keys in PostgreSQL
 	// take their row locks in the same order and cannot deadlock.
 	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
-	for start := 0; start < len(keys); start += countChunk {
-		part := keys[start:min(start+countChunk, len(keys))]
-		var sb strings.Builder
-		sb.WriteString("INSERT INTO refusal_counts (period, dim, value, kind, n) VALUES ")
-		args := make([]any, 0, len(part)*5)
-		for i, k := range part {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			sb.WriteString("(?,?,?,?,?)")
-			args = append(args, k.period, k.dim, k.value, k.kind, counts[k])
-		}
-		sb.WriteString(" ON CONFLICT (period, dim, value, kind) DO UPDATE SET n = refusal_counts.n + excluded.n")
-		if err := tx.Exec(sb.String(), args...).Error; err != nil {
-			return fmt.Errorf("updating the refusal counters: %w", err)
-		}
+	args := make([]any, 0, len(keys)*countUpsert.cols)
+	for _, k := range keys {
+		args = append(args, k.period, k.dim, k.value, k.kind, counts[k])
+	}
+	if err := countUpsert.exec(tx, args); err != nil {
+		return fmt.Errorf("updating the refusal counters: %w", err)
 	}
 	return nil
 }
@@ -264,11 +256,15 @@ func (s *Store) recountFrom(ctx context.Context, cutoff time.Time) error {
 			return err
 		}
 	}
-	return s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec("DELETE FROM refusal_counts WHERE dim <> ? AND period = ?", dimHost, hour).Error; err != nil {
+	return s.w.WithContext(ctx).Transaction(func(g *gorm.DB) error {
+		if err := g.Exec("DELETE FROM refusal_counts WHERE dim <> ? AND period = ?", dimHost, hour).Error; err != nil {
 			return err
 		}
-		if err := tx.Exec("DELETE FROM refusal_counts WHERE dim = ? AND period = ?", dimHost, day).Error; err != nil {
+		if err := g.Exec("DELETE FROM refusal_counts WHERE dim = ? AND period = ?", dimHost, day).Error; err != nil {
+			return err
+		}
+		tx, err := newSQLTx(ctx, g, &s.wStmts)
+		if err != nil {
 			return err
 		}
 		return addCounts(tx, counts)

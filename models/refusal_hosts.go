@@ -17,36 +17,19 @@ type refusalHost struct {
 
 func (refusalHost) TableName() string { return "refusal_hosts" }
 
+var hostInsert = rowsStmt{head: "INSERT INTO refusal_hosts (host) VALUES ", tail: " ON CONFLICT DO NOTHING", cols: 1}
+
 // recordHosts adds the hosts of rows, inside the insert's transaction.
-func recordHosts(tx *gorm.DB, rows []Refusal) error {
+func recordHosts(tx sqlTx, rows []Refusal) error {
 	seen := make(map[string]bool, len(rows))
-	hosts := make([]refusalHost, 0, len(rows))
-	for _, r := range rows {
-		if !seen[r.Host] {
-			seen[r.Host] = true
-			hosts = append(hosts, refusalHost{Host: r.Host})
+	hosts := make([]any, 0, len(rows))
+	for i := range rows {
+		if h := rows[i].Host; !seen[h] {
+			seen[h] = true
+			hosts = append(hosts, h)
 		}
 	}
-	return tx.Exec("INSERT INTO refusal_hosts (host) VALUES "+placeholders(len(hosts))+" ON CONFLICT DO NOTHING", hostArgs(hosts)...).Error
-}
-
-func placeholders(n int) string {
-	b := make([]byte, 0, n*4)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "(?)"...)
-	}
-	return string(b)
-}
-
-func hostArgs(hosts []refusalHost) []any {
-	args := make([]any, len(hosts))
-	for i, h := range hosts {
-		args[i] = h.Host
-	}
-	return args
+	return hostInsert.exec(tx, hosts)
 }
 
 // backfillRefusalHosts fills the table once for a database that has

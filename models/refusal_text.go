@@ -26,13 +26,22 @@ const maxSearchText = 1024
 
 // searchText is what a search looks in: the URL, the redirect chain, the
 // message and the trigger, lower-cased and capped.
-func searchText(r Refusal) string {
+func searchText(r *Refusal) string {
+	n := len(r.URL) + len(r.Message) + len(r.Trigger) + 2
+	for _, u := range r.Redirects {
+		n += 1 + len(u)
+	}
 	var b strings.Builder
+	b.Grow(min(n, maxSearchText+8))
 	b.WriteString(r.URL)
 	for _, u := range r.Redirects {
-		b.WriteString("\n" + u)
+		b.WriteByte('\n')
+		b.WriteString(u)
 	}
-	b.WriteString("\n" + r.Message + "\n" + r.Trigger)
+	b.WriteByte('\n')
+	b.WriteString(r.Message)
+	b.WriteByte('\n')
+	b.WriteString(r.Trigger)
 	s := strings.ToLower(b.String())
 	if len(s) > maxSearchText {
 		s = strings.ToValidUTF8(s[:maxSearchText], "")
@@ -40,17 +49,19 @@ func searchText(r Refusal) string {
 	return s
 }
 
+var textInsert = rowsStmt{head: "INSERT INTO refusal_texts (id, text) VALUES ", cols: 2}
+
 // recordTexts stores the searchable text of rows, whose IDs the insert
 // has just assigned, inside its transaction.
-func recordTexts(tx *gorm.DB, rows []Refusal) error {
-	texts := make([]refusalText, len(rows))
-	for i, r := range rows {
-		if r.ID == 0 {
+func recordTexts(tx sqlTx, rows []Refusal) error {
+	args := make([]any, 0, 2*len(rows))
+	for i := range rows {
+		if rows[i].ID == 0 {
 			return fmt.Errorf("models: a refusal was stored without an ID")
 		}
-		texts[i] = refusalText{ID: r.ID, Text: searchText(r)}
+		args = append(args, rows[i].ID, searchText(&rows[i]))
 	}
-	return tx.CreateInBatches(&texts, refusalBatchRows).Error
+	return textInsert.exec(tx, args)
 }
 
 // backfillChunk is how many refusals one backfill statement covers.

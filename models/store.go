@@ -55,6 +55,9 @@ type Store struct {
 	// hot path (every agent request) usually costs a map lookup, not a write.
 	touchMu sync.Mutex
 	touched map[int64]time.Time
+
+	// Statements prepared once on each pool, for the hot paths (stmts.go).
+	wStmts, rStmts stmtCache
 }
 
 // Open opens the database target names and brings its schema to the

@@ -2,8 +2,10 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -112,16 +114,31 @@ func (s *Store) RevokeToken(ctx context.Context, name string, audit ...Audit) (A
 // FindActiveToken returns the unrevoked token with the given hash, or a
 // *NotFoundError (revoked and unknown tokens look the same to a caller, on
 // purpose).
+//
+// It runs on every agent request (API, MCP, proxy), so it is one prepared
+// statement scanned into plain values, not an ORM query.
 func (s *Store) FindActiveToken(ctx context.Context, hash string) (AgentToken, error) {
-	var rows []AgentToken
-	err := s.r.WithContext(ctx).Where("hash = ? AND revoked_at IS NULL", hash).Limit(1).Find(&rows).Error
+	q := "SELECT id, name, hash, created_at, last_used_at FROM agent_tokens WHERE hash = ? AND revoked_at IS NULL LIMIT 1"
+	if s.r.Dialector.Name() == "postgres" {
+		q = strings.Replace(q, "?", "$1", 1)
+	}
+	st, err := s.rStmts.get(ctx, s.r, q)
 	if err != nil {
 		return AgentToken{}, fmt.Errorf("models: looking up agent token: %w", err)
 	}
-	if len(rows) == 0 {
+	var t AgentToken
+	var lastUsed sql.NullTime
+	err = st.QueryRowContext(ctx, hash).Scan(&t.ID, &t.Name, &t.Hash, &t.CreatedAt, &lastUsed)
+	if errors.Is(err, sql.ErrNoRows) {
 		return AgentToken{}, &NotFoundError{Kind: "active agent token with hash", Value: abbreviate(hash)}
 	}
-	return rows[0], nil
+	if err != nil {
+		return AgentToken{}, fmt.Errorf("models: looking up agent token: %w", err)
+	}
+	if lastUsed.Valid {
+		t.LastUsedAt = &lastUsed.Time
+	}
+	return t, nil
 }
 
 // TouchTokens records when each token was last used, in one transaction.

@@ -65,6 +65,11 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 // serveWith runs the console on l until ctx ends, then shuts down gracefully:
 // requests in flight finish, and every refusal still queued is written.
 func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveConfig) error {
+	// One line a request: written in batches (log_batch.go). Closed after
+	// the app, whose Close may still log.
+	stderr := newBatchedLog(e.stderr)
+	defer stderr.Close()
+	e.stderr = stderr
 	log := jsonLog(e.stderr)
 	metrics := web.NewMetrics()
 	a, err := openApp(ctx, db, app.Options{Log: log, Metrics: metrics, ReloadLag: metrics.ReloadLagObserver()})

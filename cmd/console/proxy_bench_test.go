@@ -59,7 +59,9 @@ func benchProxySize(b *testing.B, size int) {
 		b.Fatal(err)
 	}
 	defer logFile.Close()
-	a, err := app.Open(ctx, db, app.Options{Log: jsonLog(logFile)})
+	decisionLog := newBatchedLog(logFile) // as console proxy writes it
+	defer decisionLog.Close()
+	a, err := app.Open(ctx, db, app.Options{Log: jsonLog(decisionLog)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -30,6 +30,7 @@ const replicaKey = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
 // replicaProc is one running console process (serve or proxy).
 type replicaProc struct {
 	addr string // http://127.0.0.1:PORT
+	pid  int    // for the load test's CPU figures (/proc/PID/stat)
 
 	mu     sync.Mutex
 	stderr strings.Builder
@@ -55,7 +56,7 @@ func startReplica(t *testing.T, bin, dsn string, addrLine *regexp.Regexp, args .
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &replicaProc{}
+	p := &replicaProc{pid: cmd.Process.Pid}
 	ready := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stderr)

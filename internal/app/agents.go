@@ -14,15 +14,25 @@ import (
 // is enough (no password stretching is needed for high-entropy secrets).
 // It implements tools.Agents.
 func (a *App) VerifyToken(ctx context.Context, token string) (string, error) {
-	t, err := a.store.FindActiveToken(ctx, tools.HashToken(token))
+	hash, now := tools.HashToken(token), time.Now()
+	if t, ok := a.tokens.get(hash, now); ok { // token_cache.go
+		a.noteUse(t.id, now)
+		return t.name, nil
+	}
+	t, err := a.store.FindActiveToken(ctx, hash)
 	if errors.Is(err, models.ErrNotFound) {
 		return "", tools.ErrBadToken
 	}
 	if err != nil {
 		return "", err
 	}
-	if a.uses != nil {
-		a.uses.note(t.ID, time.Now()) // written from the background (token_uses.go)
-	}
+	a.tokens.put(hash, t.ID, t.Name, now)
+	a.noteUse(t.ID, now)
 	return t.Name, nil
+}
+
+func (a *App) noteUse(id int64, at time.Time) {
+	if a.uses != nil {
+		a.uses.note(id, at) // written from the background (token_uses.go)
+	}
 }

@@ -37,6 +37,7 @@ type App struct {
 	// nil where nothing records (a test's bare App).
 	would   *models.WouldRefusalWriter
 	uses    *tokenUses // agents' token uses, written in the background
+	tokens  tokenCache // verified tokens, for tokenCacheFor
 	metrics guard.Recorder
 	log     *slog.Logger
 	// secrets seals integration header secrets; integrations runs them.

@@ -48,6 +48,7 @@ func (a *App) RevokeToken(ctx context.Context, actor, name string) error {
 	if err != nil {
 		return err
 	}
+	a.tokens.clear() // refused from its next request, here at once
 	if before.RevokedAt != nil {
 		return &AlreadyRevokedError{Name: name, Since: *before.RevokedAt}
 	}

@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/outboundhq/outbound/internal/pgtest"
+	"github.com/outboundhq/outbound/models"
+)
+
+// loadEnv turns the ingest load test on: it runs the console binary for a
+// minute or more per store and is meant for measuring, not for every run.
+const loadEnv = "OUTBOUND_LOAD"
+
+// loadSetting reads an optional positive integer knob of the load test.
+func loadSetting(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// TestIngestLoad measures the refusal log at rate through the real
+// processes: `console serve` (the JSON API) and `console proxy`, built
+// from this tree and run as child processes on SQLite and on PostgreSQL
+// (OUTBOUND_TEST_POSTGRES). OUTBOUND_LOAD_CLIENTS keep-alive clients
+// (default 32) send as fast as they are answered for OUTBOUND_LOAD_SECONDS
+// (default 10), every request a refused URL no other request uses (a
+// distinct path, on one of OUTBOUND_LOAD_HOSTS hosts, default 5000; set it
+// to a number above the requests sent for a host per request), so no
+// aggregation of identical refusals can shorten the work. Meanwhile an
+// admin loads the refusal log page every 100 ms from another `console
+// serve` on the same store.
+//
+// It reports, per store and path: requests answered per second during
+// the load; rows committed per second (every answered refusal counted as
+// a row in the store, from the first request until the last row was
+// committed, so a writer that falls behind lowers it); the CPU time the
+// serving process(es) spent per record (utime+stime from /proc/PID/stat,
+// so the load generator in this process is not counted); and the log
+// page's p95. It asserts only what must hold at any speed: every answered
+// refusal is a row. Turn it on with OUTBOUND_LOAD=1.
+func TestIngestLoad(t *testing.T) {
+	bin := loadTestBinary(t)
+	t.Setenv("CONSOLE_SECRET_KEY", replicaKey)
+	stores := map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return tempDB(t) },
+		"postgres": func(t *testing.T) string { return pgtest.Schema(t) },
+	}
+	for _, store := range []string{"sqlite", "postgres"} {
+		for _, path := range []string{"api", "proxy"} {
+			t.Run(store+"/"+path, func(t *testing.T) { ingestLoad(t, bin, stores[store](t), path) })
+		}
+	}
+}
+
+func ingestLoad(t *testing.T, bin, db, path string) {
+	if r := runCLI(t, "init", "--db", db); r.code != 0 {
+		t.Fatal(r)
+	}
+	if r := runCLIWithStdin(t, "correct horse battery\n", "user", "add", "--role", "admin", "--db", db, "ada"); r.code != 0 {
+		t.Fatal(r)
+	}
+	r := runCLI(t, "token", "create", "--db", db, "load-agent")
+	token := tokenLine.FindString(r.stdout)
+	if r.code != 0 || token == "" {
+		t.Fatal(r)
+	}
+	// The log page comes from a console of its own (a second replica on
+	// the same store), so the serving process's CPU is the records' alone.
+	console := startReplica(t, bin, db, serveLine, "serve")
+	var served *replicaProc
+	var send func(string) error
+	switch path {
+	case "api":
+		served = startReplica(t, bin, db, serveLine, "serve")
+		send = apiRefusal(served.addr, token)
+	case "proxy":
+		served = startReplica(t, bin, db, proxyLine, "proxy")
+		send = proxyRefusal(served.addr, token)
+	}
+	procs := []*replicaProc{served}
+	ada := newConsoleClient(t)
+	login := ada.form(console.addr+"/login", `form[action="/login"]`)
+	login.Set("name", "ada")
+	login.Set("password", "correct horse battery")
+	if code := ada.post(console.addr+"/login", login); code != http.StatusSeeOther {
+		t.Fatalf("sign-in: %d\n%s", code, console.log())
+	}
+	store, err := models.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+
+	clients := loadSetting("OUTBOUND_LOAD_CLIENTS", 32)
+	seconds := loadSetting("OUTBOUND_LOAD_SECONDS", 10)
+	hosts := loadSetting("OUTBOUND_LOAD_HOSTS", 5000)
+
+	// The page, loaded by an admin every 100 ms during the load.
+	loadPage := func() (time.Duration, error) {
+		start := time.Now()
+		resp, err := ada.client.Get(console.addr + "/refusals")
+		if err != nil {
+			return 0, err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return 0, fmt.Errorf("GET /refusals: %s", resp.Status)
+		}
+		return time.Since(start), nil
+	}
+	stop := make(chan struct{})
+	var pages []time.Duration
+	var pageErr atomic.Value
+	var reader sync.WaitGroup
+	reader.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			d, err := loadPage()
+			if err != nil {
+				pageErr.CompareAndSwap(nil, err.Error())
+				continue
+			}
+			pages = append(pages, d)
+		}
+	})
+
+	pids := make([]int, len(procs))
+	for i, p := range procs {
+		pids[i] = p.pid
+	}
+	// On PostgreSQL the server's backends write the rows: their CPU is
+	// the store's share of each record.
+	pids = append(pids, postgresPIDs(db)...)
+	cpu0 := pidsCPU(t, pids)
+	var next, answered atomic.Int64
+	var failed atomic.Value
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(time.Duration(seconds) * time.Second)
+	for range clients {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				i := next.Add(1)
+				// A private address: refused by the policy before any
+				// lookup or dial, so nothing leaves the machine.
+				h := i % int64(hosts)
+				host := fmt.Sprintf("10.%d.%d.%d", h>>16&255, h>>8&255, h&255)
+				if err := send(fmt.Sprintf("http://%s/page/%d", host, i)); err != nil {
+					failed.CompareAndSwap(nil, err.Error())
+					return
+				}
+				answered.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	loadTime := time.Since(start)
+	want := answered.Load()
+	var have int64
+	for {
+		if have, err = store.CountRefusalsSince(context.Background(), time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		if have >= want || time.Since(start) > loadTime+60*time.Second {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	committed := time.Since(start)
+	cpu := pidsCPU(t, pids) - cpu0
+	close(stop)
+	reader.Wait()
+	if msg := failed.Load(); msg != nil {
+		t.Fatalf("a request failed: %v", msg)
+	}
+	if msg := pageErr.Load(); msg != nil {
+		t.Errorf("the log page failed during the load: %v", msg)
+	}
+	if have != want {
+		t.Errorf("%d refusals were answered, %d are in the store 60 s after the load", want, have)
+	}
+	// The same page on the same rows with the load over, for comparison.
+	var idle []time.Duration
+	for range 40 {
+		d, err := loadPage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, d)
+	}
+	p95, idleP95 := percentile95(pages), percentile95(idle)
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("%s: %d refusals from %d clients over %d hosts: answered %.0f/s during %v; committed %.0f rows/s (last row %v after the last answer); serving CPU %.1f µs/record; log page p95 %v over %d loads (%v after the load); loadavg %s",
+		path, want, clients, min(int64(hosts), want), float64(want)/loadTime.Seconds(), loadTime.Round(time.Millisecond),
+		float64(want)/committed.Seconds(), (committed - loadTime).Round(time.Millisecond),
+		float64(cpu.Microseconds())/float64(want), p95.Round(100*time.Microsecond), len(pages), idleP95.Round(100*time.Microsecond), strings.Fields(string(load))[:3])
+}
+
+// apiRefusal sends fetch_url calls through the JSON API; each must be
+// answered with the tool's refusal.
+func apiRefusal(base, token string) func(target string) error {
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	return func(target string) error {
+		req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/tools/fetch_url", strings.NewReader(`{"url":"`+target+`"}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"code":"forbidden"`) {
+			return fmt.Errorf("the API answered %s: %.300s", resp.Status, body)
+		}
+		return nil
+	}
+}
+
+// proxyRefusal sends GETs through the proxy; each must be refused (403).
+func proxyRefusal(proxy, token string) func(target string) error {
+	pu, _ := url.Parse(proxy)
+	pu.User = url.UserPassword("agent", token)
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(pu), MaxIdleConnsPerHost: 256}}
+	return func(target string) error {
+		resp, err := client.Get(target)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			return fmt.Errorf("the proxy answered %s, want 403", resp.Status)
+		}
+		return nil
+	}
+}
+
+// pidsCPU is the CPU time (user and system) the processes have used.
+func pidsCPU(t *testing.T, pids []int) time.Duration {
+	var total time.Duration
+	for _, pid := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatalf("CPU time of process %d: %v", pid, err)
+		}
+		// Fields after the command (which is in parentheses and may hold
+		// spaces): utime and stime are the 12th and 13th, in clock ticks
+		// (100 a second on Linux).
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		total += time.Duration(utime+stime) * 10 * time.Millisecond
+	}
+	return total
+}
+
+// postgresPIDs finds the processes of the PostgreSQL server dsn names when
+// it listens on a local socket (as scripts/pg-test-cluster.sh's does): the
+// postmaster, whose PID is the first line of the socket's lock file, and
+// its children (the backends and the WAL writer). None for SQLite.
+func postgresPIDs(dsn string) []int {
+	u, err := url.Parse(dsn)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Query().Get("host") == "" {
+		return nil
+	}
+	port := u.Port()
+	if port == "" {
+		port = "5432"
+	}
+	lock, err := os.ReadFile(filepath.Join(u.Query().Get("host"), ".s.PGSQL."+port+".lock"))
+	if err != nil {
+		return nil
+	}
+	master, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(lock), "\n", 2)[0]))
+	if err != nil {
+		return nil
+	}
+	pids := []int{master}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(master) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func percentile95(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	return ds[(len(ds)*95+99)/100-1]
+}
+
+// loadTestBinary skips t unless load tests are on, and builds the console
+// binary the load tests run as child processes.
+func loadTestBinary(t *testing.T) string {
+	if os.Getenv(loadEnv) == "" {
+		t.Skipf("a load measurement of a minute or more; set %s=1 to run it", loadEnv)
+	}
+	bin := filepath.Join(t.TempDir(), "console")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// slowWriter records each write and takes a while over it, as a busy disk
+// or pipe does.
+type slowWriter struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	writes int
+}
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(time.Millisecond)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes++
+	return w.buf.Write(p)
+}
+
+func TestBatchedLogKeepsEveryLineWholeAndInOrderInFewerWrites(t *testing.T) {
+	w := &slowWriter{}
+	b := newBatchedLog(w)
+	const writers, lines = 8, 500
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Go(func() {
+			for i := range lines {
+				fmt.Fprintf(b, "{\"writer\":%d,\"line\":%d}\n", g, i)
+			}
+		})
+	}
+	wg.Wait()
+	b.Close()
+	fmt.Fprintf(b, "after close\n") // straight through
+	got := strings.Split(strings.TrimSuffix(w.buf.String(), "\n"), "\n")
+	if len(got) != writers*lines+1 || got[len(got)-1] != "after close" {
+		t.Fatalf("%d lines written, want %d and the line after Close last", len(got), writers*lines+1)
+	}
+	next := make([]int, writers)
+	for _, line := range got[:len(got)-1] {
+		var g, i int
+		if _, err := fmt.Sscanf(line, "{\"writer\":%d,\"line\":%d}", &g, &i); err != nil {
+			t.Fatalf("a line was cut or mixed: %q", line)
+		}
+		if i != next[g] {
+			t.Fatalf("writer %d's line %d came where line %d should", g, i, next[g])
+		}
+		next[g]++
+	}
+	if w.writes*10 > writers*lines {
+		t.Errorf("%d lines took %d writes: lines that arrive during a write should go in the next one together", writers*lines, w.writes)
+	}
+}
+
+func TestBatchedLogWritesAnIdleLineAtOnce(t *testing.T) {
+	w := &slowWriter{}
+	b := newBatchedLog(w)
+	defer b.Close()
+	fmt.Fprintf(b, "one line\n")
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
+		w.mu.Lock()
+		s := w.buf.String()
+		w.mu.Unlock()
+		if s == "one line\n" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a line written while idle did not reach the writer within 2 s (got %q)", s)
+		}
+	}
+}
