@@ -10,8 +10,9 @@
 #
 # What it does:
 #   - debootstrap --variant=minbase bookworm into WORKDIR/rootfs (kept, so a
-#     second run skips it), trims apt's lists and the docs as Debian's slim
-#     image does, and imports it as debian:12-slim;
+#     second run skips it), trims it and configures dpkg and apt to leave no
+#     docs, translations or .deb files, as Debian's slim image does, and
+#     imports it as debian:12-slim;
 #   - builds golang:1.26-bookworm on it: gcc and libc6-dev for cgo (the
 #     SQLite driver), git, and the Go toolchain at $(go env GOROOT), which
 #     must be at least go.mod's go line.
@@ -61,8 +62,26 @@ Suites: bookworm-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
+# As Debian's official slim image does: packages installed later leave no
+# docs, manuals or translations (copyright files stay), and apt keeps no
+# downloaded .deb files.
+cat >"$rootfs/etc/dpkg/dpkg.cfg.d/docker-slim" <<'EOF'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-exclude /usr/share/man/*
+path-exclude /usr/share/lintian/*
+EOF
+cat >"$rootfs/etc/apt/apt.conf.d/docker-clean" <<'EOF'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+EOF
+find "$rootfs/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
 rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* \
-	"$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/*
+	"$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* "$rootfs"/usr/share/locale/*
 : >"$rootfs/etc/resolv.conf"
 rm -f "$rootfs/etc/hostname"
 
