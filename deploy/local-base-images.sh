@@ -19,8 +19,9 @@
 # CA certificates this machine added to its trust (the *.crt files in
 # /usr/local/share/ca-certificates, e.g. a TLS-inspecting proxy's) are put
 # into both images and NODE_EXTRA_CA_CERTS points npm at them, so the build
-# fetches through the same proxy; the images are for building here, not for
-# shipping the CA. Needs root, debootstrap, docker and go.
+# fetches through the same proxy. An image built on them trusts those CAs
+# too: ship images built on bases without them. Needs root, debootstrap,
+# docker and go.
 set -euo pipefail
 
 work=${1:-/tmp/outbound-base}
