@@ -17,7 +17,8 @@ import (
 //   - the first refusal of its kind in a window goes straight to the
 //     writer, as a row of its own (so a single refusal is never delayed);
 //   - the alike refusals after it, until the window ends, only count: at
-//     the end of the window (AggregateWindow, 500 ms) they become one row
+//     the end of the window (the burst_window setting, AggregateWindow
+//     by default) they become one row
 //     with Count, the time of the first of them and LastTime the last;
 //   - then the kind is forgotten: a flood lasting a minute is at most four
 //     rows a second, whose counts sum to every request.
@@ -26,7 +27,9 @@ import (
 // loses the counts of the window in progress (the spill file never saw
 // them), on top of the writer's own window.
 //
-// Alike means the same agent, tool, ticket, thread, code, reason, kind,
+// A window of 0 turns merging off: every refusal is a row of its own.
+//
+// Alike means the same agent, tool, integration, ticket, thread, code, reason, kind,
 // host, port and proxied: what a review and a remedy depend on. The URL is
 // not part of it: a flood of cache-busting paths on one host is one
 // refusal as far as the allowlist is concerned, and the row keeps the
@@ -39,8 +42,13 @@ import (
 // its account of what was not written stays exact.
 
 // AggregateWindow is how long alike refusals are merged into one row
-// before it is queued: the longest the log page can be behind a flood.
+// before it is queued, unless the burst_window setting says otherwise:
+// the longest the log page can be behind a flood.
 const AggregateWindow = 500 * time.Millisecond
+
+// aggregateOffPoll is how often a switched-off aggregator looks whether
+// merging was switched back on (and writes what an earlier window held).
+const aggregateOffPoll = 250 * time.Millisecond
 
 // AggregateMaxKinds bounds the kinds of refusal tracked in one window.
 const AggregateMaxKinds = 4096
@@ -68,7 +76,7 @@ type pendingBurst struct {
 // writer's.
 type RefusalAggregator struct {
 	w      *RefusalWriter
-	window time.Duration
+	window func() time.Duration // read at every window, so a setting change applies at the next
 
 	mu     sync.Mutex
 	seen   map[aggregateKey]*pendingBurst // kinds met this window; nil burst: only the first so far
@@ -86,6 +94,13 @@ func NewRefusalAggregator(w *RefusalWriter, window time.Duration) *RefusalAggreg
 	if window <= 0 {
 		window = AggregateWindow
 	}
+	return NewRefusalAggregatorFrom(w, func() time.Duration { return window })
+}
+
+// NewRefusalAggregatorFrom is NewRefusalAggregator with a window read from
+// window at the start of every window (a hot-reloaded setting); a window
+// of 0 or less writes every refusal as a row of its own.
+func NewRefusalAggregatorFrom(w *RefusalWriter, window func() time.Duration) *RefusalAggregator {
 	a := &RefusalAggregator{w: w, window: window, seen: make(map[aggregateKey]*pendingBurst),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go a.run()
@@ -96,7 +111,7 @@ func NewRefusalAggregator(w *RefusalWriter, window time.Duration) *RefusalAggreg
 // waits for the database. It returns false only if the writer refused
 // the row (closed, or neither memory nor the spill file could take it).
 func (a *RefusalAggregator) Write(r Refusal) bool {
-	if r.Count > 1 { // already stands for several: never merged again
+	if r.Count > 1 || a.window() <= 0 { // already stands for several, or merging is off
 		return a.w.Write(r)
 	}
 	if r.Time.IsZero() {
@@ -130,11 +145,15 @@ func (a *RefusalAggregator) Write(r Refusal) bool {
 
 func (a *RefusalAggregator) run() {
 	defer close(a.done)
-	t := time.NewTicker(a.window)
-	defer t.Stop()
 	for {
+		d := a.window()
+		if d <= 0 {
+			d = aggregateOffPoll
+		}
+		t := time.NewTimer(d)
 		select {
 		case <-a.stop:
+			t.Stop()
 			return
 		case <-t.C:
 			a.flush()

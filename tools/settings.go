@@ -24,6 +24,9 @@ type Settings struct {
 	// DecisionRetentionDays is how long the decisions store keeps an
 	// allowed decision, for tickets' timelines.
 	DecisionRetentionDays int
+	// BurstWindow is how long alike refusals are merged into one row of
+	// the refusal log (models.RefusalAggregator); 0 merges none.
+	BurstWindow time.Duration
 
 	ShotMaxWidth      int // widest viewport take_screenshot accepts
 	ShotMaxHeight     int // tallest viewport take_screenshot accepts
@@ -66,6 +69,7 @@ func DefaultSettings() Settings {
 		RetentionDays: 30,
 
 		DecisionRetentionDays: 7,
+		BurstWindow:           500 * time.Millisecond,
 
 		ShotMaxWidth:      1920,
 		ShotMaxHeight:     1200,
@@ -185,6 +189,13 @@ var SettingDefs = []SettingDef{
 	{"decision_retention_days", "Allowed decisions retention (days)", "How many days the decisions store keeps allowed requests that name a ticket, which tickets' timelines show beside their refusals. Every such request is a row, so keep it short; shrinking it deletes older rows at the next purge. 0 stores none: timelines then show refusals only.",
 		func(s *Settings, v string) error { return parseInt(v, 0, 90, "7", &s.DecisionRetentionDays) },
 		func(s *Settings) string { return strconv.Itoa(s.DecisionRetentionDays) }},
+	{"burst_window", "Burst merging window", "Alike refusals (same agent, tool, integration, ticket, code, reason, host and port) within this time become one row of the refusal log with a count, so a hostile burst cannot flood the log; every request is still counted and logged. Longer windows mean fewer rows, but the log page is that much behind a flood, and kill -9 loses the counts of the window in progress. Write it like 500ms or 2s; 0 writes every refusal as its own row.",
+		func(s *Settings, v string) error {
+			d, err := parseDuration(v, 0, 10*time.Second, "500ms")
+			s.BurstWindow = d
+			return err
+		},
+		func(s *Settings) string { return FormatDuration(s.BurstWindow) }},
 }
 
 // SettingChoice is one value of a setting that takes one of a few, with

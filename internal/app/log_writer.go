@@ -60,7 +60,7 @@ func (a *App) logWriterOptions(dbPath, log, name string) models.RefusalWriterOpt
 // decisions of tickets, and would-be refusals of report-only entries.
 func (a *App) startLogWriters(dbPath string) {
 	// Bursts of alike refusals become one row a window (models.RefusalAggregator).
-	a.refusals = models.NewRefusalAggregator(models.NewRefusalWriter(a.store, a.logWriterOptions(dbPath, "refusals", refusalLogName)), 0)
+	a.refusals = models.NewRefusalAggregatorFrom(models.NewRefusalWriter(a.store, a.logWriterOptions(dbPath, "refusals", refusalLogName)), a.burstWindow)
 	a.decisions = models.NewDecisionWriter(a.store, a.logWriterOptions(dbPath, "decisions", decisionLogName))
 	a.would = models.NewWouldRefusalWriter(a.store, a.logWriterOptions(dbPath, "would_refuse", wouldLogName))
 }
@@ -154,4 +154,13 @@ func (a *App) closeLogWriter(ctx context.Context, w namedWriter) error {
 		a.log.Info(w.name+": every row written at shutdown", "written", w.w.Stats().Written, "queued_at_shutdown", before.Queued+before.InFlight)
 	}
 	return err
+}
+
+// burstWindow is the burst_window setting, read by the refusal log's
+// aggregator at every window: a change applies within one window.
+func (a *App) burstWindow() time.Duration {
+	if s := a.settings.Load(); s != nil {
+		return s.BurstWindow
+	}
+	return models.AggregateWindow
 }

@@ -85,3 +85,56 @@ func TestAFloodOfIdenticalProxyRefusalsIsAggregated(t *testing.T) {
 		t.Errorf("the log's count is %d, %v; want every request, %d", got, err, n+others)
 	}
 }
+
+// The burst_window setting is read by the running aggregator: set to 0,
+// every refusal of a flood is a row of its own; set back, the next flood
+// is merged again. No restart in between.
+func TestBurstWindowSettingSwitchesMergingInARunningApp(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "console.db")
+	a, err := Open(ctx, path, Options{Log: slog.New(slog.DiscardHandler), Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setWindow := func(v string) {
+		t.Helper()
+		st, err := a.StoredSettings(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.SetSettings(ctx, SetSettings{Values: map[string]string{"burst_window": v}, Actor: "ada", Version: st.Version}); err != nil {
+			t.Fatal(err)
+		}
+		// Past the aggregator's current window (or its off-poll), so the
+		// next refusal meets the new value.
+		time.Sleep(models.AggregateWindow + 100*time.Millisecond)
+	}
+	flood := func(agent string, n int) {
+		for i := range n {
+			a.record(guard.Record{Caller: guard.Caller{Tool: ProxyTool, Agent: agent}, Proxied: true, Host: "evil.example", Port: 80,
+				Refusal: &guard.Refusal{Code: guard.CodeForbidden, Reason: guard.ReasonNotAllowlisted, Host: "evil.example", URL: fmt.Sprintf("http://evil.example/%d", i)}})
+		}
+	}
+	const n = 200
+	setWindow("0")
+	flood("off", n)
+	setWindow("10s") // one window covers the whole flood
+	flood("on", n)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := openOther(t, path, "_query_only=on")
+	defer db.Close()
+	for _, tc := range []struct {
+		agent    string
+		wantRows int64
+	}{{"off", n}, {"on", 2}} {
+		var requests, rows int64
+		if err := db.QueryRow("SELECT COALESCE(SUM(repeat_count), 0), COUNT(*) FROM refusals WHERE agent = ?", tc.agent).Scan(&requests, &rows); err != nil {
+			t.Fatal(err)
+		}
+		if requests != n || rows != tc.wantRows {
+			t.Errorf("agent %s: %d requests in %d rows, want %d in %d", tc.agent, requests, rows, n, tc.wantRows)
+		}
+	}
+}
