@@ -73,7 +73,7 @@ func (r *Refusal) capStrings() {
 	r.Message = capString(r.Message, MaxTextBytes)
 	r.Fix = capString(r.Fix, MaxTextBytes)
 	r.Comment = capString(r.Comment, MaxTextBytes)
-	for _, f := range []*string{&r.Tool, &r.Agent, &r.Thread, &r.Trigger, &r.Entry, &r.RemedyValue, &r.ReviewedBy} {
+	for _, f := range []*string{&r.Tool, &r.Integration, &r.Agent, &r.Thread, &r.Ticket, &r.Trigger, &r.Entry, &r.RemedyValue, &r.ReviewedBy} {
 		*f = capString(*f, MaxNameBytes)
 	}
 	for _, f := range []*string{&r.Code, &r.Reason, &r.Kind, &r.RemedyKind, (*string)(&r.Status)} {
@@ -90,7 +90,7 @@ const refusalRowOverhead = 400
 // approxBytes estimates the memory a queued row holds.
 func (r *Refusal) approxBytes() int64 {
 	n := refusalRowOverhead + len(r.URL) + len(r.Host) + len(r.Message) + len(r.Fix) + len(r.Comment) +
-		len(r.Tool) + len(r.Agent) + len(r.Thread) + len(r.Trigger) + len(r.Entry) + len(r.RemedyValue) + len(r.ReviewedBy) +
+		len(r.Tool) + len(r.Integration) + len(r.Agent) + len(r.Thread) + len(r.Ticket) + len(r.Trigger) + len(r.Entry) + len(r.RemedyValue) + len(r.ReviewedBy) +
 		len(r.Code) + len(r.Reason) + len(r.Kind) + len(r.RemedyKind) + len(r.Status)
 	for _, s := range r.Addresses {
 		n += len(s) + 16

@@ -17,7 +17,8 @@ func TestLongValuesAreCutBeforeTheyAreQueued(t *testing.T) {
 	for i := range redirects {
 		redirects[i] = huge
 	}
-	w.Write(Refusal{URL: huge, Host: strings.Repeat("h", 1000), Message: strings.Repeat("m", 10_000), Agent: strings.Repeat("a", 1000), Redirects: redirects})
+	w.Write(Refusal{URL: huge, Host: strings.Repeat("h", 1000), Message: strings.Repeat("m", 10_000), Agent: strings.Repeat("a", 1000),
+		Ticket: strings.Repeat("t", 1000), Integration: strings.Repeat("i", 1000), Redirects: redirects})
 	st := w.Stats()
 	if st.QueuedBytes > 300_000 {
 		t.Fatalf("one hostile row holds %d bytes in the queue", st.QueuedBytes)
@@ -32,7 +33,8 @@ func TestLongValuesAreCutBeforeTheyAreQueued(t *testing.T) {
 		name string
 		v    string
 		max  int
-	}{{"url", r.URL, MaxURLBytes}, {"host", r.Host, MaxHostBytes}, {"message", r.Message, MaxTextBytes}, {"agent", r.Agent, MaxNameBytes}, {"redirect", r.Redirects[0], MaxURLBytes}} {
+	}{{"url", r.URL, MaxURLBytes}, {"host", r.Host, MaxHostBytes}, {"message", r.Message, MaxTextBytes}, {"agent", r.Agent, MaxNameBytes},
+		{"ticket", r.Ticket, MaxNameBytes}, {"integration", r.Integration, MaxNameBytes}, {"redirect", r.Redirects[0], MaxURLBytes}} {
 		if len(f.v) > f.max || !strings.Contains(f.v, CutMarker) || !utf8.ValidString(f.v) {
 			t.Errorf("%s: %d bytes, marker %v, valid UTF-8 %v; want at most %d with the marker", f.name, len(f.v), strings.Contains(f.v, CutMarker), utf8.ValidString(f.v), f.max)
 		}

@@ -74,15 +74,17 @@ func (r *WouldRefusal) capStrings() {
 	r.URL = capString(r.URL, MaxURLBytes)
 	r.Host = capString(r.Host, MaxHostBytes)
 	r.Message = capString(r.Message, MaxTextBytes)
-	r.Tool = capString(r.Tool, MaxNameBytes)
-	r.Agent = capString(r.Agent, MaxNameBytes)
+	for _, f := range []*string{&r.Tool, &r.Integration, &r.Agent, &r.Thread, &r.Ticket} {
+		*f = capString(*f, MaxNameBytes)
+	}
 	r.Code = capString(r.Code, MaxCodeBytes)
 	r.Reason = capString(r.Reason, MaxCodeBytes)
 }
 
 // approxBytes estimates a would-be refusal's memory in the queue.
 func (r *WouldRefusal) approxBytes() int64 {
-	return int64(160 + len(r.URL) + len(r.Host) + len(r.Message) + len(r.Tool) + len(r.Agent) + len(r.Code) + len(r.Reason))
+	return int64(160 + len(r.URL) + len(r.Host) + len(r.Message) + len(r.Tool) + len(r.Integration) + len(r.Agent) +
+		len(r.Thread) + len(r.Ticket) + len(r.Code) + len(r.Reason))
 }
 
 // InsertWouldRefusals stores rows in one transaction.
