@@ -134,14 +134,7 @@ func (s *Store) DecideAccessRequest(ctx context.Context, expectRevision int64, d
 			return fmt.Errorf("models: closing the review of refusal %d: %w", req.RefusalID, err)
 		}
 		if d.Add != nil {
-			row := *d.Add
-			row.ID = 0
-			if err := tx.Create(&row).Error; err != nil {
-				if isUniqueViolation(err) {
-					return &DuplicateError{Kind: "allowlist entry", Value: row.Entry + scopeSuffix(row.ScopeKey)}
-				}
-				return fmt.Errorf("models: adding allowlist entry %q: %w", row.Entry, err)
-			}
+			return insertAllowlistRows(tx, []AllowlistEntry{*d.Add})
 		}
 		return nil
 	}

@@ -57,23 +57,31 @@ func (s *Store) AddAllowlistEntries(ctx context.Context, expectRevision int64, e
 		}
 	}
 	return s.mutateConfig(ctx, SectionAllowlist, expectRevision, audit, func(tx *gorm.DB) error {
-		if err := checkAllowlistRoom(tx, len(entries)); err != nil {
-			return err
-		}
-		for _, e := range entries {
-			row := e
-			row.ID = 0
-			// One row per statement, so a unique violation tells us which
-			// entry it was; SQLite's message names only the column.
-			if err := tx.Create(&row).Error; err != nil {
-				if isUniqueViolation(err) {
-					return &DuplicateError{Kind: "allowlist entry", Value: e.Entry + scopeSuffix(e.ScopeKey)}
-				}
-				return fmt.Errorf("models: adding allowlist entry %q: %w", e.Entry, err)
-			}
-		}
-		return nil
+		return insertAllowlistRows(tx, entries)
 	})
+}
+
+// insertAllowlistRows adds rows inside tx, within MaxAllowlistEntries
+// (*AllowlistFullError) and each unique in its scope (*DuplicateError):
+// every way an entry is added (a paste, an approved access request) goes
+// through it.
+func insertAllowlistRows(tx *gorm.DB, entries []AllowlistEntry) error {
+	if err := checkAllowlistRoom(tx, len(entries)); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		row := e
+		row.ID = 0
+		// One row per statement, so a unique violation tells us which
+		// entry it was; SQLite's message names only the column.
+		if err := tx.Create(&row).Error; err != nil {
+			if isUniqueViolation(err) {
+				return &DuplicateError{Kind: "allowlist entry", Value: e.Entry + scopeSuffix(e.ScopeKey)}
+			}
+			return fmt.Errorf("models: adding allowlist entry %q: %w", e.Entry, err)
+		}
+	}
+	return nil
 }
 
 // RemoveAllowlistEntries deletes the named entries in one transaction with

@@ -102,3 +102,31 @@ func TestAllowlistCap(t *testing.T) {
 		t.Fatalf("the store took an add past the cap: %v", err)
 	}
 }
+
+// An approved access request adds an entry like any other add: on a full
+// list it is refused with the cap's problem, nothing is added and the
+// request stays pending.
+func TestApprovingAccessRespectsTheAllowlistCap(t *testing.T) {
+	ta := openTestApp(t)
+	ctx := context.Background()
+	if _, err := ta.AddEntries(ctx, AddEntries{Entries: bulkEntries(0, models.MaxAllowlistEntries), Actor: "ada", Version: models.AnyRevision}); err != nil {
+		t.Fatal(err)
+	}
+	ta.resolver.Answer("news.example.net", "93.184.216.35")
+	ref := storedRefusal(t, ta, "helpdesk-bot", "fetch_url", "https://news.example.net/")
+	ar, err := ta.RequestAccess(ctx, RequestAccess{RefusalID: ref.ID, Comment: "ticket 42 needs it", Actor: "sam"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ta.ApproveAccess(ctx, ApproveAccess{ID: ar.ID, Entry: ar.Entry, Scope: scopeOfRequest(ar), Actor: "ada", Version: models.AnyRevision})
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Problems[0].Code != ProblemAllowlistFull {
+		t.Fatalf("approving on a full list: %v, want the cap's problem", err)
+	}
+	if rows, _ := ta.store.ListAllowlist(ctx); len(rows) != models.MaxAllowlistEntries {
+		t.Fatalf("%d entries after a refused approval, want %d", len(rows), models.MaxAllowlistEntries)
+	}
+	if got, _ := ta.store.AccessRequestByID(ctx, ar.ID); got.Status != models.AccessPending {
+		t.Fatalf("the request is %q after a refused approval, want pending", got.Status)
+	}
+}
