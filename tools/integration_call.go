@@ -119,9 +119,11 @@ func (x *Integrations) Call(ctx context.Context, turn Turn, name string, params 
 		// A request that may change something, asked for by an agent
 		// that may have read a page's orders: a person confirms it.
 		// A request the policy refuses anyway is not put to a person: it
-		// goes on to be refused (and recorded) by the guard.
+		// goes on to be refused (and recorded) by the guard. It is
+		// decided as the integration, as run sends it: a rule scoped to
+		// this integration admits it here too.
 		req := in.request(vals)
-		dctx, cancel := context.WithTimeout(ctx, x.settings().Guard.Timeout)
+		dctx, cancel := context.WithTimeout(asIntegration(ctx, turn, in), x.settings().Guard.Timeout)
 		allowed := x.guard.Decide(dctx, req.URL).Allowed
 		cancel()
 		if !allowed {
@@ -189,14 +191,18 @@ func Sentence(s string) string {
 	return s
 }
 
+// asIntegration is ctx with in as the caller's Service, so an allowlist
+// rule scoped to this one integration applies to its requests alone.
+func asIntegration(ctx context.Context, turn Turn, in Integration) context.Context {
+	c := guard.CallerFrom(ctx)
+	c.Tool, c.Agent, c.Thread, c.Trigger, c.Service = CallIntegrationName, turn.Agent, turn.Thread, turn.Trigger, in.Name
+	return guard.WithCaller(ctx, c)
+}
+
 // run sends the filled request through the guard and reads the answer.
 func (x *Integrations) run(ctx context.Context, turn Turn, in Integration, vals map[string]paramValue) IntegrationResult {
 	s := x.settings()
-	// The integration is the caller's Service, so an allowlist rule
-	// scoped to this one integration applies to its requests alone.
-	c := guard.CallerFrom(ctx)
-	c.Tool, c.Agent, c.Thread, c.Trigger, c.Service = CallIntegrationName, turn.Agent, turn.Thread, turn.Trigger, in.Name
-	ctx = guard.WithCaller(ctx, c)
+	ctx = asIntegration(ctx, turn, in)
 	req := in.request(vals)
 	res := IntegrationResult{Name: in.Name, Method: in.Method, URL: req.URL}
 	resp, err := x.guard.Do(ctx, req)
