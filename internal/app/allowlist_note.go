@@ -42,7 +42,7 @@ func (a *App) SetEntryNote(ctx context.Context, req SetEntryNote) (int64, error)
 	}
 	rec := models.Audit{Actor: req.Actor, Action: ActionAllowlistNote, Target: row.Entry,
 		Before: EntryWithNote(row.Entry, row.Note), After: EntryWithNote(row.Entry, note)}
-	v, err := a.store.SetAllowlistNote(ctx, req.Version, row.Entry, note, rec)
+	v, err := a.store.SetAllowlistNote(ctx, req.Version, row, note, rec)
 	if err != nil {
 		return 0, a.allowlistRace(ctx, req.Version, err)
 	}

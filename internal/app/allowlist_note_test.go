@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/models"
 )
 
@@ -85,5 +86,33 @@ func TestSetEntryNote(t *testing.T) {
 	}
 	if st, _ := ta.Allowlist(ctx); st.Rows[0].Note != "ticket 2" || len(ta.audits(t)) != len(audits) {
 		t.Error("a refused note change changed something")
+	}
+}
+
+// The same host listed in the default scope and scoped to one agent is
+// two rows with two notes: editing the default scope's note leaves the
+// scoped row's alone.
+func TestSetEntryNoteChangesOneScopesRow(t *testing.T) {
+	ctx := context.Background()
+	ta := openTestApp(t)
+	if _, err := ta.AddEntries(ctx, AddEntries{Entries: []string{"status.example.com"}, Note: "everyone", Actor: "ada", Version: models.AnyRevision}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ta.AddEntries(ctx, AddEntries{Entries: []string{"status.example.com"}, Scope: guard.Scope{Agents: []string{"helpdesk-bot"}}, Note: "the bot's", Actor: "ada", Version: models.AnyRevision}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ta.SetEntryNote(ctx, SetEntryNote{Entry: "status.example.com", Note: "edited", Actor: "bob", Version: models.AnyRevision}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ta.store.ListAllowlist(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := map[string]string{}
+	for _, r := range rows {
+		notes[r.ScopeKey] = r.Note
+	}
+	if len(rows) != 2 || notes[""] != "edited" || notes[guard.Scope{Agents: []string{"helpdesk-bot"}}.Key()] != "the bot's" {
+		t.Fatalf("notes by scope after editing the default scope's: %q", notes)
 	}
 }
