@@ -257,11 +257,17 @@ func (s *Store) recountFrom(ctx context.Context, cutoff time.Time) error {
 		}
 	}
 	return s.w.WithContext(ctx).Transaction(func(g *gorm.DB) error {
-		if err := g.Exec("DELETE FROM refusal_counts WHERE dim <> ? AND period = ?", dimHost, hour).Error; err != nil {
-			return err
+		// A period that starts at the cutoff lost no rows: its counters
+		// stay, and it was not read above.
+		if !hour.Equal(cutoff) {
+			if err := g.Exec("DELETE FROM refusal_counts WHERE dim <> ? AND period = ?", dimHost, hour).Error; err != nil {
+				return err
+			}
 		}
-		if err := g.Exec("DELETE FROM refusal_counts WHERE dim = ? AND period = ?", dimHost, day).Error; err != nil {
-			return err
+		if !day.Equal(cutoff) {
+			if err := g.Exec("DELETE FROM refusal_counts WHERE dim = ? AND period = ?", dimHost, day).Error; err != nil {
+				return err
+			}
 		}
 		tx, err := newSQLTx(ctx, g, &s.wStmts)
 		if err != nil {

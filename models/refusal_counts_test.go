@@ -128,6 +128,20 @@ func TestPurgeKeepsCountersAndHostsInStep(t *testing.T) {
 	}
 }
 
+// A purge whose cutoff is on the hour (and on midnight) keeps the
+// counters of the hour and day that start there: none of their rows went.
+func TestPurgeOnTheHourKeepsTheNextPeriodsCounters(t *testing.T) {
+	s := openTestStore(t)
+	base := time.Date(2026, 3, 4, 22, 20, 0, 0, time.UTC) // the rows cross midnight
+	seedHours(t, s, base)
+	cutoff := time.Date(2026, 3, 5, 0, 0, 0, 0, time.UTC)
+	if _, err := s.PurgeRefusalsBefore(testCtx(t), cutoff); err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, s, time.Time{})
+	wantCounts(t, s, cutoff)
+}
+
 // Finding 6: the file never shrank after a purge. A new database is
 // created with incremental vacuum, and the purge gives free pages back.
 func TestPurgeGivesSpaceBack(t *testing.T) {
