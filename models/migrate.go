@@ -53,6 +53,7 @@ var migrations = []migration{
 	{10, "the integration of each refusal and would-be refusal; would-be refusals filtered and searched in the refusal log", wouldRefuseLog},
 	{11, "the log writers: a refusal row's count of the alike refusals it stands for; allowed decisions get their id from a sequence on PostgreSQL", logWriters},
 	{12, "PostgreSQL indexes of the refusal log at ten million rows: (column, id) for every filter, trigram search", refusalScaleIndexes},
+	{13, "the Overview counts the refusals an aggregated row stands for, from an index that holds repeat_count", overviewCounts},
 }
 
 // wouldRefuseLog is migration 10: refusals and would-be refusals name the

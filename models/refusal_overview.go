@@ -26,8 +26,22 @@ import (
 // (DNS, connect, timeout, browser), as the guard names it.
 const KindNetwork = "network"
 
-// overviewIndex makes the bucket counts index-only.
+// overviewIndex made the bucket counts index-only before an aggregated
+// row (migration 11) could stand for several refusals (migration 7).
 const overviewIndex = "CREATE INDEX IF NOT EXISTS idx_refusals_time_kind_reason ON refusals (time, kind, reason)"
+
+// overviewCountIndex makes the bucket sums of repeat_count index-only; it
+// replaces overviewIndex (migration 13).
+const overviewCountIndex = "CREATE INDEX IF NOT EXISTS idx_refusals_overview ON refusals (time, kind, reason, repeat_count)"
+
+// overviewCounts is migration 13: the Overview counts the refusals each
+// row stands for (repeat_count), from an index that holds it.
+func overviewCounts(tx *gorm.DB, _ engine) error {
+	if err := tx.Exec(overviewCountIndex).Error; err != nil {
+		return fmt.Errorf("adding the overview index: %w", err)
+	}
+	return tx.Exec("DROP INDEX IF EXISTS idx_refusals_time_kind_reason").Error
+}
 
 // createOverviewIndex adds the Overview's index to a database that lacks
 // it; it is idempotent, and portable SQL.
@@ -121,9 +135,10 @@ func countBuckets(db *gorm.DB, cache *OverviewCache, attack []string, start time
 	if len(attack) == 0 {
 		attack = []string{""}
 	}
-	sel := "COUNT(*) AS total, " +
-		"COALESCE(SUM(CASE WHEN kind = ? THEN 1 ELSE 0 END), 0) AS network, " +
-		"COALESCE(SUM(CASE WHEN kind <> ? AND reason IN ? THEN 1 ELSE 0 END), 0) AS attack"
+	// An aggregated row stands for repeat_count refusals (a burst).
+	sel := "COALESCE(SUM(repeat_count), 0) AS total, " +
+		"COALESCE(SUM(CASE WHEN kind = ? THEN repeat_count ELSE 0 END), 0) AS network, " +
+		"COALESCE(SUM(CASE WHEN kind <> ? AND reason IN ? THEN repeat_count ELSE 0 END), 0) AS attack"
 	out := make([]OverviewBucket, n)
 	for i := range out {
 		if b, ok := cache.get(start, next(start), attack); ok {
@@ -165,7 +180,7 @@ func (o *RefusalOverview) countTops(db *gorm.DB, since, now time.Time, top int) 
 		// means the same in any SQL and leaves the time index the only
 		// choice.
 		var rows []NameCount
-		err := db.Raw("SELECT "+l.col+" || '' AS name, COUNT(*) AS count FROM refusals WHERE time >= ? AND time < ? "+
+		err := db.Raw("SELECT "+l.col+" || '' AS name, SUM(repeat_count) AS count FROM refusals WHERE time >= ? AND time < ? "+
 			"GROUP BY "+l.col+" || '' ORDER BY count DESC, name LIMIT ?", since, until, top+1).Scan(&rows).Error
 		if err != nil {
 			return fmt.Errorf("models: top refused %ss: %w", l.col, err)
@@ -173,7 +188,7 @@ func (o *RefusalOverview) countTops(db *gorm.DB, since, now time.Time, top int) 
 		rows = slices.DeleteFunc(rows, func(r NameCount) bool { return r.Name == "" })
 		*l.dst = rows[:min(top, len(rows))]
 	}
-	if err := db.Raw("SELECT kind || '' AS kind, reason || '' AS reason, COUNT(*) AS count FROM refusals WHERE time >= ? AND time < ? "+
+	if err := db.Raw("SELECT kind || '' AS kind, reason || '' AS reason, SUM(repeat_count) AS count FROM refusals WHERE time >= ? AND time < ? "+
 		"GROUP BY kind || '', reason || ''", since, until).Scan(&o.Reasons).Error; err != nil {
 		return fmt.Errorf("models: refusals by reason: %w", err)
 	}

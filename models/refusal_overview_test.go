@@ -88,6 +88,42 @@ func TestRefusalOverviewCounts(t *testing.T) {
 	}
 }
 
+// An aggregated row (a burst of alike refusals) counts for every refusal
+// it stands for, in the buckets, the classes and the top lists, as the
+// log's counters count it.
+func TestRefusalOverviewCountsAnAggregatedRowsRefusals(t *testing.T) {
+	s := openTestStore(t)
+	ctx := testCtx(t)
+	now := time.Date(2026, 3, 10, 14, 30, 0, 0, time.UTC)
+	last := now.Add(-5 * time.Minute)
+	rows := []Refusal{
+		{Time: now.Add(-10 * time.Minute), Host: "evil.example", Agent: "bot-1", Tool: "proxy", Reason: "internal_address", Kind: "policy", Count: 1532, LastTime: &last},
+		{Time: now.Add(-10 * time.Minute), Host: "a.example", Agent: "bot-2", Tool: "fetch_url", Reason: "not_allowlisted", Kind: "policy"},
+	}
+	if err := s.InsertRefusals(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.RefusalOverview(ctx, OverviewQuery{Now: now, Hours: 24, Days: 30, Top: 5, TopSince: now.Add(-24 * time.Hour),
+		AttackReasons: []string{"internal_address"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := o.Hours[len(o.Hours)-1]
+	if cur.Attack != 1532 || cur.Policy != 1 || o.Days[len(o.Days)-1].Total() != 1533 {
+		t.Errorf("this hour: %d attack-like, %d policy; today %d; want 1532, 1 and 1533", cur.Attack, cur.Policy, o.Days[len(o.Days)-1].Total())
+	}
+	if want := []NameCount{{"evil.example", 1532}, {"a.example", 1}}; !equalCounts(o.TopHosts, want) {
+		t.Errorf("top hosts = %v, want %v", o.TopHosts, want)
+	}
+	if len(o.Reasons) == 0 || o.Reasons[0].Count != 1532 {
+		t.Errorf("reasons = %v, want internal_address first with 1532", o.Reasons)
+	}
+	today, err := s.CountRefusalsSince(ctx, now.Add(-time.Hour))
+	if err != nil || today != 1533 {
+		t.Errorf("the log's counter says %d, %v; the Overview must agree with it (1533)", today, err)
+	}
+}
+
 func TestRefusalOverviewRejectsBadRanges(t *testing.T) {
 	s := openTestStore(t)
 	for _, q := range []OverviewQuery{{Hours: 0, Days: 30, Top: 5}, {Hours: 24, Days: 0, Top: 5}, {Hours: 24, Days: 30, Top: 0}} {
