@@ -3,14 +3,13 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/models"
@@ -25,9 +24,10 @@ import (
 // directly) is what makes a preview one decision record like any agent
 // call: its log line, its metric and, if refused, its refusal row.
 
-// MaxPreviewTicket bounds the ticket id a preview is filed under: room for
-// any help desk's ids, not for a pasted email.
-const MaxPreviewTicket = 100
+// MaxPreviewTicket bounds the ticket id a preview is filed under: the
+// guard's bound for every ticket, so a preview is found by the ticket it
+// was filed under (the timeline and `console ticket` accept the same ids).
+const MaxPreviewTicket = guard.MaxTicketLen
 
 // PreviewThread is the thread every preview's calls are recorded in, so
 // the refusal log and the decision log tell previews from agents' calls.
@@ -169,11 +169,9 @@ func previewProblems(req PreviewRequest) PreviewProblems {
 			problems["url"] = "This is not a link; paste one that starts with https:// or http://."
 		}
 	}
-	switch n := utf8.RuneCountInString(req.Ticket); {
-	case n > MaxPreviewTicket:
-		problems["ticket"] = fmt.Sprintf("The ticket id is %d characters; use at most %d, e.g. HD-4711.", n, MaxPreviewTicket)
-	case strings.IndexFunc(req.Ticket, func(r rune) bool { return unicode.IsControl(r) }) >= 0:
-		problems["ticket"] = "The ticket id holds a line break or control character; write it on one line, e.g. HD-4711."
+	var te *guard.TicketError
+	if errors.As(guard.CheckTicket(req.Ticket), &te) {
+		problems["ticket"] = te.Message + " " + te.Fix
 	}
 	return problems
 }

@@ -84,6 +84,12 @@ func TestPreviewIsOneRecordedAndAuditedCall(t *testing.T) {
 	if !errors.As(err, &problems) || !strings.Contains(problems["url"], "https://status.example.com") || problems["ticket"] == "" {
 		t.Fatalf("err = %v", err)
 	}
+	// A ticket the timeline and `console ticket` would not accept is
+	// refused here too, or the preview could never be found by it.
+	_, err = p.Preview(ctx, PreviewRequest{Actor: "sam", URL: site.URL + "/", Ticket: "HD 4711"})
+	if !errors.As(err, &problems) || !strings.Contains(problems["ticket"], "e.g. "+guard.TicketExample) {
+		t.Fatalf("a ticket with a space: %v", err)
+	}
 	if recs, rows = tee.since(n, m); len(recs) != 0 || len(rows) != 0 {
 		t.Fatal("a preview that read nothing was recorded")
 	}
