@@ -114,7 +114,7 @@ func (t *Tabs) conversation(tool string, turn Turn, set Settings) (tabKey, *guar
 
 // callerOf is the guard's caller of one browser call.
 func callerOf(tool string, turn Turn) guard.Caller {
-	return guard.Caller{Tool: tool, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger, Ticket: turn.Ticket}
+	return turn.caller(tool)
 }
 
 // onOpenTab runs fn in the conversation's open tab, as one call. ask says

@@ -74,7 +74,7 @@ const acceptHeader = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,tex
 // the agent reads.
 func (f *Fetcher) Fetch(ctx context.Context, turn Turn, in FetchInput) FetchResult {
 	s := f.settings()
-	ctx = guard.WithCaller(ctx, guard.Caller{Tool: FetchURLName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger, Ticket: turn.Ticket, PublicOnly: turn.PublicOnly})
+	ctx = guard.WithCaller(ctx, turn.caller(FetchURLName))
 	if in.Start < 0 {
 		return FetchResult{Refusal: &guard.Refusal{Code: guard.CodeInvalid, Reason: ReasonBadStart, Tool: FetchURLName, Agent: turn.Agent, URL: in.URL,
 			Message: fmt.Sprintf("start %d is negative.", in.Start), Fix: "Pass start: 0 to read from the beginning."}}

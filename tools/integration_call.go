@@ -156,7 +156,8 @@ func integrationSideEffect(in Integration, req guard.Request) SideEffect {
 // answer.
 func (x *Integrations) Try(ctx context.Context, turn Turn, in Integration, params map[string]string) IntegrationResult {
 	start := time.Now()
-	caller := guard.Caller{Tool: CallIntegrationName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger, Service: in.Name}
+	caller := turn.caller(CallIntegrationName)
+	caller.Service = in.Name
 	ctx, notes := guard.WithNotes(guard.WithCaller(ctx, caller))
 	var res IntegrationResult
 	if vals, err := in.ParamsFromText(params); err != nil {

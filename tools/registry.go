@@ -295,7 +295,7 @@ func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
 			err = ticketInputError(terr)
 		}
 	}
-	caller := guard.Caller{Tool: t.recordedAs(), Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger, Ticket: turn.Ticket, PublicOnly: turn.PublicOnly}
+	caller := turn.caller(t.recordedAs())
 	ctx, notes := guard.WithNotes(guard.WithCaller(ctx, caller))
 	conv := &conversation{thread: c.Turn.Thread, reads: r.reads, settings: r.settings, now: r.now}
 	ctx = withConversation(ctx, conv)

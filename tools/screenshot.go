@@ -195,7 +195,7 @@ func (s *Screenshotter) Take(ctx context.Context, turn Turn, in ScreenshotInput)
 		return s.tabs.Shot(ctx, turn, in)
 	}
 	set := s.settings()
-	caller := guard.Caller{Tool: TakeScreenshotName, Agent: turn.Agent, Thread: turn.Thread, Trigger: turn.Trigger, Ticket: turn.Ticket, PublicOnly: turn.PublicOnly}
+	caller := turn.caller(TakeScreenshotName)
 	ctx = guard.WithCaller(ctx, caller)
 	w, h, bad := shotSize(in, set, s.guard.Wording())
 	if bad != nil {

@@ -3,6 +3,8 @@ package tools
 import (
 	"container/list"
 	"sync"
+
+	"github.com/outboundhq/outbound/guard"
 )
 
 // Turn identifies one agent turn: the agent (its token's name), the
@@ -18,6 +20,12 @@ type Turn struct {
 	// PublicOnly decides as guard.Caller.PublicOnly: set by the console's
 	// safe preview for a person, never from anything an agent sends.
 	PublicOnly bool
+}
+
+// caller is who the guard decides and records a call of tool in turn as:
+// the one place a Turn becomes a guard.Caller.
+func (t Turn) caller(tool string) guard.Caller {
+	return guard.Caller{Tool: tool, Agent: t.Agent, Thread: t.Thread, Trigger: t.Trigger, Ticket: t.Ticket, PublicOnly: t.PublicOnly}
 }
 
 // turnBudget counts the distinct pages each turn has read. Its map is an
