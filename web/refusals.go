@@ -37,6 +37,15 @@ func (s *Server) refusalLog(c echo.Context) error {
 		vm.RetentionDays = s.d.Settings().RetentionDays
 	}
 	vm.WriterNotice = writersNotice(s.logWriterStates())
+	vm.Outcome, vm.RefusedHref, vm.WouldHref = f.form.Outcome, f.outcomeHref(""), f.outcomeHref(outcomeWouldRefuse)
+	f.form.Kinds = kindOptions
+	if f.would {
+		// Its own menus and summary: the refusals' counters and facets
+		// would be read only to be thrown away.
+		f.form.Codes = codeOptions(nil)
+		vm.Filter = f.form
+		return s.wouldRefusalLog(c, f, vm)
+	}
 	if err := s.refusalCounters(c, &vm); err != nil {
 		return err
 	}
@@ -45,12 +54,7 @@ func (s *Server) refusalLog(c echo.Context) error {
 		return err
 	}
 	f.form.Codes, f.form.Reasons, f.form.Tools, f.form.Agents = codeOptions(facets.Codes), facets.Reasons, toolOptions(facets), facets.Agents
-	f.form.Kinds = kindOptions
 	vm.Filter = f.form
-	vm.Outcome, vm.RefusedHref, vm.WouldHref = f.form.Outcome, f.outcomeHref(""), f.outcomeHref(outcomeWouldRefuse)
-	if f.would {
-		return s.wouldRefusalLog(c, f, vm)
-	}
 	if !f.ok() {
 		// No rows at all rather than the rows the valid filters select: a
 		// mistyped filter must not pass for "everything" under a heading

@@ -22,9 +22,6 @@ import (
 // pages and its CSV export. They are never mixed with refusals: they were
 // allowed, so they have no review, and they count toward nothing else.
 
-// wouldSummaryDays is the window of the view's summary, the card's own.
-const wouldSummaryDays = 7
-
 // wouldCarried are the filters both outcomes share, which the tabs carry
 // from one outcome to the other.
 var wouldCarried = []string{"tool", "agent", "host", "from", "to", "ticket", "q"}
@@ -60,13 +57,13 @@ func toolOptions(f models.RefusalFacets) []string {
 // shows, then one page of would-be refusals matching the filters.
 func (s *Server) wouldRefusalLog(c echo.Context, f refusalFilter, vm views.RefusalLog) error {
 	ctx := c.Request().Context()
-	since := s.d.Now().UTC().AddDate(0, 0, -wouldSummaryDays)
+	since := s.d.Now().UTC().AddDate(0, 0, -app.WouldRefuseDays)
 	counts, err := s.d.Store.CountWouldRefusals(ctx, since)
 	if err != nil {
 		return err
 	}
-	vm.Would = &views.WouldRefuseLog{Requests: counts.Requests, Summary: fmt.Sprintf("%s from %s in the last %d days would have been refused once the report-only entries are enforced. They were allowed.",
-		plural(int(counts.Requests), "request", "requests"), plural(int(counts.Agents), "agent", "agents"), wouldSummaryDays)}
+	vm.Would = &views.WouldRefuseLog{Summary: fmt.Sprintf("%s from %s in the last %d days would have been refused once the report-only entries are enforced. They were allowed.",
+		plural(int(counts.Requests), "request", "requests"), plural(int(counts.Agents), "agent", "agents"), app.WouldRefuseDays)}
 	if vm.Admin {
 		vm.Would.EnforceHref = "/integrations"
 	}

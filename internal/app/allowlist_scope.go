@@ -260,14 +260,15 @@ type WouldRefuseSummary struct {
 	Days             int
 }
 
-// wouldRefuseDays is the window of the card's would-be refusal count.
-const wouldRefuseDays = 7
+// WouldRefuseDays is the window of the would-be refusal count, on the
+// card and in the refusal log's would-refuse view.
+const WouldRefuseDays = 7
 
 // WouldRefuse counts the requests report-only entries would have refused
 // in the last 7 days.
 func (a *App) WouldRefuse(ctx context.Context) (WouldRefuseSummary, error) {
-	c, err := a.store.CountWouldRefusals(ctx, time.Now().AddDate(0, 0, -wouldRefuseDays))
-	return WouldRefuseSummary{Requests: c.Requests, Agents: c.Agents, Days: wouldRefuseDays}, err
+	c, err := a.store.CountWouldRefusals(ctx, time.Now().AddDate(0, 0, -WouldRefuseDays))
+	return WouldRefuseSummary{Requests: c.Requests, Agents: c.Agents, Days: WouldRefuseDays}, err
 }
 
 // wouldRefusalRow is the row of a record that report-only entries would
