@@ -36,11 +36,7 @@ func (p *Policy) Decide(ctx context.Context, r Resolver, raw string) Decision {
 // serves a caller that needs the normalised URL, or an early refusal,
 // before the request itself, without looking the name up twice.
 func (p *Policy) Precheck(raw string) Decision {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return badURL(raw, err)
-	}
-	return p.decideURL(context.Background(), nil, u, raw)
+	return p.PrecheckAs(context.Background(), raw)
 }
 
 // PrecheckAs is Precheck for the caller carried by ctx (WithCaller): a

@@ -80,9 +80,6 @@ func NewPolicyRules(rules []Rule, s Settings) (*Policy, error) {
 // Allowlist returns the default scope's enforced entries.
 func (p *Policy) Allowlist() *Allowlist { return p.list }
 
-// Rules returns a copy of the policy's rules, scopes normalized.
-func (p *Policy) Rules() []Rule { return append([]Rule(nil), p.rules...) }
-
 // Settings returns a copy of the policy's settings.
 func (p *Policy) Settings() Settings {
 	s := p.settings

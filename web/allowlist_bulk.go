@@ -106,18 +106,11 @@ func (s *Server) removeSelected(c echo.Context) error {
 	case err != nil && !errors.As(err, &notReloaded):
 		return err
 	}
-	msg := fmt.Sprintf("Removed %d %s: %s. Agents can no longer reach %s.", len(names), nounFor(len(names), "entry", "entries"), strings.Join(names, ", "), pronoun(len(names)))
+	msg := fmt.Sprintf("Removed %s: %s. Agents can no longer reach %s.", plural(len(names), "entry", "entries"), strings.Join(names, ", "), pronoun(len(names)))
 	if res.PublicWeb {
 		msg += " The list is empty: the console is back on PUBLIC WEB, where agents reach any public host."
 	}
 	return s.savedAndReturn(c, msg, notReloaded)
-}
-
-func nounFor(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // noteForm shows the note editor of the entry named in the query.

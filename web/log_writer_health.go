@@ -45,13 +45,10 @@ func logWriterHealth(st models.RefusalWriterStats, now time.Time) (map[string]an
 // decisions, would-be refusals), or the refusal log's alone when only it
 // was given; nil when none was.
 func (s *Server) logWriterStates() []models.NamedWriterStats {
-	switch {
-	case s.d.LogWriters != nil:
-		return s.d.LogWriters()
-	case s.d.RefusalLog != nil:
-		return []models.NamedWriterStats{{Log: "refusals", Rows: "refusals", RefusalWriterStats: s.d.RefusalLog()}}
+	if s.d.LogWriters == nil {
+		return nil
 	}
-	return nil
+	return s.d.LogWriters()
 }
 
 // logWritersHealth is /healthz's account of every log writer, by its

@@ -33,7 +33,11 @@ func (f *fakeWriterState) stats() models.RefusalWriterStats {
 // the log, and the log page said nothing.
 func TestHealthzAndTheLogPageReportTheWriter(t *testing.T) {
 	fake := &fakeWriterState{}
-	h := newHarnessWith(t, func(d *Deps) { d.RefusalLog = fake.stats })
+	h := newHarnessWith(t, func(d *Deps) {
+		d.LogWriters = func() []models.NamedWriterStats {
+			return []models.NamedWriterStats{{Log: "refusals", Rows: "refusals", RefusalWriterStats: fake.stats()}}
+		}
+	})
 	admin := h.signedIn("ada", models.RoleAdmin)
 	health := func() (int, map[string]any) {
 		p := h.browser().get("/healthz")

@@ -50,7 +50,7 @@ func (s *Server) reviewSelected(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	s.flash(c, "ok", fmt.Sprintf("%d %s marked %s.", n, nounFor(n, "refusal", "refusals"), reviewLabelOf(st)))
+	s.flash(c, "ok", fmt.Sprintf("%s marked %s.", plural(n, "refusal", "refusals"), reviewLabelOf(st)))
 	return redirect(c, backToLog(back))
 }
 

@@ -72,12 +72,9 @@ type Deps struct {
 	// safe preview); without it the page says none runs here.
 	Preview Previewer
 
-	// RefusalLog reports the refusal log writer's state (queue, spill
-	// file, stall, drops) for /healthz and the log's banner; nil: none.
-	RefusalLog func() models.RefusalWriterStats
 	// LogWriters reports every log writer's state (refusals, allowed
-	// decisions, would-be refusals); when set, /healthz and the banner
-	// cover them all, and RefusalLog is not read.
+	// decisions, would-be refusals: queue, spill file, stall, drops) for
+	// /healthz and the log's banner; nil: none.
 	LogWriters func() []models.NamedWriterStats
 
 	// Listen is the address the console's listener is bound to, and

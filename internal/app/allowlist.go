@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -372,16 +371,6 @@ func (a *App) RemoveEntries(ctx context.Context, req RemoveEntries) (EntriesRemo
 	res := EntriesRemoved{Removed: rows, Listed: left, Version: v, Mode: ModeChange{Scope: req.Scope, Was: st.ReachOf(req.Scope), Now: after.ReachOf(req.Scope)}}
 	res.PublicWeb = res.Mode.Now.PublicWeb
 	return res, a.reloadAfter(ctx, "allowlist")
-}
-
-// Badge is the allowlist's mode as the console's card and the CLI show it:
-// "PUBLIC WEB" for an empty list (any public host), "N ALLOWED" otherwise
-// (only the listed hosts).
-func Badge(entries int) string {
-	if entries == 0 {
-		return "PUBLIC WEB"
-	}
-	return strconv.Itoa(entries) + " ALLOWED"
 }
 
 // allowlistFull words the cap as a problem with the entries, so a form

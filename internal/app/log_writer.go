@@ -26,10 +26,6 @@ const (
 // (A variable so a test can outlast it with a held lock.)
 var closeGrace = 10 * time.Second
 
-// SpillPath is where the refusal log's writer spills rows while the
-// database stalls: LogSpillPath(dbPath, "refusals").
-func SpillPath(dbPath string) string { return LogSpillPath(dbPath, "refusals") }
-
 // LogSpillPath is where the writer of one log (its metrics label:
 // "refusals", "decisions", "would_refuse") spills rows while the database
 // stalls: next to the SQLite file, as DB.LOG.spill, so it lives (and is
