@@ -46,6 +46,7 @@ func (st allowlistState) card(canEdit bool) views.EgressCard {
 	ports := openPorts(st.settings)
 	reach := st.ReachOf(guard.Scope{})
 	c := views.EgressCard{Revision: st.Version, CanEdit: canEdit, OpenPorts: ports, Mode: app.BadgeOf(reach), Narrowed: !reach.PublicWeb, Listed: reach.Listed}
+	last := st.LastNarrowing()
 	for i, r := range st.Rows {
 		e := st.Entries[i]
 		who, agents, tools := rowView(r)
@@ -53,7 +54,7 @@ func (st allowlistState) card(canEdit bool) views.EgressCard {
 			ID: r.ID, Entry: r.Entry, Who: who, Agents: agents, Tools: tools, Internal: r.Internal, ReportOnly: r.ReportOnly,
 			Scope: entryScope(e, ports), Note: r.Note,
 			AddedBy: r.AddedBy, AddedAt: r.CreatedAt,
-			Confirm: removeQuestion(e, ports, removalLen(st, r)),
+			Confirm: removeQuestion(e, ports, removalLen(last, r)),
 		})
 	}
 	return c
@@ -119,8 +120,8 @@ func formRevision(c echo.Context) (int64, error) {
 // removalLen stands for the list length the remove wording is built on:
 // 1 when removing r returns its scope to PUBLIC WEB (the "last entry"
 // wording), 2 otherwise.
-func removalLen(st allowlistState, r models.AllowlistEntry) int {
-	if m := st.RemovalMode(r); m.Switched() && m.Now.PublicWeb {
+func removalLen(last func(models.AllowlistEntry) bool, r models.AllowlistEntry) int {
+	if last(r) {
 		return 1
 	}
 	return 2

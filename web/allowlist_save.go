@@ -165,14 +165,14 @@ func (s *Server) removeAllowlist(c echo.Context) error {
 		return s.removeRefused(c, st, http.StatusNotFound, fmt.Sprintf("%q is not on the allowlist, so nothing was removed. The list below is current.", text))
 	}
 	ports := openPorts(st.settings)
+	last := removalLen(st.LastNarrowing(), row)
 	if c.FormValue("confirmed") != "yes" {
 		confirm := views.RemoveConfirm{
-			ID: row.ID, Entry: row.Entry, Consequence: removeConsequence(entry, ports, removalLen(st, row)), Last: removalLen(st, row) == 1,
+			ID: row.ID, Entry: row.Entry, Consequence: removeConsequence(entry, ports, last), Last: last == 1,
 			Note: row.Note, AddedBy: row.AddedBy, AddedAt: row.CreatedAt, Revision: st.Version,
 		}
 		return render(c, http.StatusOK, views.ConfirmRemove(s.shell(c, "Remove "+row.Entry, "integrations"), confirm))
 	}
-	last := removalLen(st, row)
 	_, err = s.d.Config.RemoveEntries(ctx, app.RemoveEntries{Entries: []string{row.Entry}, Actor: userOf(c).Name, Version: formRev, Scope: app.ScopeOf(row)})
 	var notReloaded *app.NotReloadedError
 	switch {

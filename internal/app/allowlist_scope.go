@@ -310,12 +310,27 @@ func (a *App) EffectiveFor(agent, tool string) Effective {
 	return Effective{Caller: c, Reach: r, Badge: BadgeOf(r), Rules: p.RulesFor(c)}
 }
 
-// RemovalMode is what removing row would do to its scope's mode.
-func (st AllowlistState) RemovalMode(row models.AllowlistEntry) ModeChange {
-	after := st
-	after.Rows = slices.DeleteFunc(slices.Clone(st.Rows), func(r models.AllowlistEntry) bool { return r.ID == row.ID })
-	s := ScopeOf(row)
-	return ModeChange{Scope: s, Was: st.ReachOf(s), Now: after.ReachOf(s)}
+// LastNarrowing reports whether removing a row returns its scope to
+// PUBLIC WEB: the row narrows (enforced, not an internal host) and is the
+// only narrowing entry its scope's callers meet. It builds one policy,
+// and one reach per scope, however many rows it is asked about: the card
+// asks it of every row, and a policy per row made the card quadratic in
+// the list's length.
+func (st AllowlistState) LastNarrowing() func(models.AllowlistEntry) bool {
+	p, err := st.Policy()
+	reaches := map[string]guard.Reach{}
+	return func(row models.AllowlistEntry) bool {
+		if err != nil || row.Internal || row.ReportOnly {
+			return false
+		}
+		s := ScopeOf(row)
+		r, ok := reaches[s.Key()]
+		if !ok {
+			r = p.ReachOf(scopeCaller(s))
+			reaches[s.Key()] = r
+		}
+		return !r.PublicWeb && r.Listed == 1
+	}
 }
 
 // RowByID returns the row with id.
