@@ -33,7 +33,7 @@ func runTicket(ctx context.Context, e env, args []string) error {
 		}
 		return usagef("the ticket is empty; give one, e.g. console ticket %s", guard.TicketExample)
 	}
-	a, err := app.Open(ctx, db, app.Options{ReadOnly: true})
+	a, err := openApp(ctx, db, app.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}

@@ -53,6 +53,7 @@ func TestEnforcingCommandsRefuseAMissingDatabase(t *testing.T) {
 		"check":             {"check", "http://93.184.216.34/"},
 		"fetch":             {"fetch", "http://93.184.216.34/"},
 		"refusals":          {"refusals"},
+		"ticket":            {"ticket", "HD-1"},
 		"allow list":        {"allow", "list"},
 		"settings list":     {"settings", "list"},
 	} {
