@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mattn/go-sqlite3"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -92,16 +93,8 @@ func openSQLite(path string) (*Store, error) {
 	if err := createOwnerOnly(path); err != nil {
 		return nil, err
 	}
-	if st, err := os.Stat(path); err == nil && st.Size() == 0 {
-		// A new file: choose its vacuum mode (refusal_vacuum.go) and WAL
-		// once, before anything else writes its first page.
-		first, err := openGorm(path, newFileParams)
-		if err == nil {
-			err = errors.Join(first.Exec("SELECT 1").Error, closeGorm(first))
-		}
-		if err != nil {
-			return nil, err
-		}
+	if err := prepareNewFile(path); err != nil {
+		return nil, err
 	}
 	w, err := openGorm(path, writerParams)
 	if err != nil {
@@ -154,6 +147,30 @@ const (
 	// write lock for a read-only export.
 	readerParams = "_busy_timeout=5000&_foreign_keys=on&_txlock=deferred&_query_only=on"
 )
+
+// prepareNewFile chooses a new, empty file's vacuum mode
+// (refusal_vacuum.go) and WAL once, before anything else writes its first
+// page. Replicas starting together on a new file race for it: the loser
+// finds the file locked (SQLite does not wait to change the journal mode)
+// and tries again until the winner has written it, within the busy
+// timeout.
+func prepareNewFile(path string) error {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if st, err := os.Stat(path); err != nil || st.Size() > 0 {
+			return nil // not new (or not there yet: the writer creates it)
+		}
+		first, err := openGorm(path, newFileParams)
+		if err == nil {
+			err = errors.Join(first.Exec("SELECT 1").Error, closeGorm(first))
+		}
+		var se sqlite3.Error
+		if err == nil || !errors.As(err, &se) || se.Code != sqlite3.ErrBusy || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
 
 // checkPath rejects paths SQLite would misread or silently replace, with a
 // message that says what to do instead.
