@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -476,7 +477,10 @@ func (w *BatchWriter[T]) rowsBytes(rows []T) int64 {
 // kept as the head to retry.
 func (w *BatchWriter[T]) writeBatch(ctx context.Context, rows []T, fromSpill bool, end int64) error {
 	start := time.Now()
-	err := w.insert(ctx, rows)
+	// The insert may normalise its rows in place (IDs, times, search
+	// text), while a stall spills the same in-flight rows under w.mu:
+	// it gets a copy of its own.
+	err := w.insert(ctx, slices.Clone(rows))
 	w.latency.observe(time.Since(start))
 	w.mu.Lock()
 	spilledEnd := w.inflightSpilledEnd
