@@ -41,13 +41,13 @@ func BenchmarkRefusalPath(b *testing.B) {
 			if _, err := a.Store().CreateToken(ctx, "bench", tools.HashToken(token)); err != nil {
 				b.Fatal(err)
 			}
-			var send func(string) error
+			var newSender func() func(string) error
 			switch path {
 			case "api":
 				reg := tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings})
 				srv := httptest.NewServer(reg.API(a))
 				defer srv.Close()
-				send = apiRefusal(srv.URL, token)
+				newSender = apiRefusal(srv.URL, token)
 			case "proxy":
 				proxy, err := standaloneProxy(a)
 				if err != nil {
@@ -55,7 +55,7 @@ func BenchmarkRefusalPath(b *testing.B) {
 				}
 				srv := httptest.NewServer(proxy)
 				defer srv.Close()
-				send = proxyRefusal(srv.URL, token)
+				newSender = proxyRefusal(srv.URL, token)
 			}
 			var next atomic.Int64
 			var failed atomic.Value
@@ -65,6 +65,7 @@ func BenchmarkRefusalPath(b *testing.B) {
 			b.ResetTimer()
 			for range 32 {
 				wg.Go(func() {
+					send := newSender()
 					for {
 						i := next.Add(1)
 						if i > int64(b.N) {
