@@ -86,7 +86,17 @@ func (r *FetchResult) scriptDrawnNote() string {
 // an admin for exactly that). The refusal log keeps the exact entry.
 func RefusalAnswer(tool string, r *guard.Refusal) string {
 	r = r.ForAgent()
+	// Written piece by piece, not with fmt: this runs for every refused
+	// call, and fmt's boxing of each argument was most of its cost.
 	var b strings.Builder
+	b.Grow(len(tool) + len(r.URL) + len(r.Message) + len(r.Fix) + 160)
+	line := func(parts ...string) {
+		for _, p := range parts {
+			b.WriteString(p)
+		}
+		b.WriteByte('\n')
+	}
+	code, reason := string(r.Code), string(r.Reason)
 	if r.KindOf() == guard.KindNetwork {
 		// The guard let the request go and the network failed it: not a
 		// refusal, and the agent should not report it as one.
@@ -94,20 +104,21 @@ func RefusalAnswer(tool string, r *guard.Refusal) string {
 		if target == "" {
 			target = r.URL
 		}
-		fmt.Fprintf(&b, "%s could not reach %s: %s (%s).\n", tool, target, r.Code, r.Reason)
-		b.WriteString("This is a network failure, not the policy: the same request may work later.\n")
+		line(tool, " could not reach ", target, ": ", code, " (", reason, ").")
+		line("This is a network failure, not the policy: the same request may work later.")
 	} else {
-		fmt.Fprintf(&b, "%s was refused: %s (%s).\n", tool, r.Code, r.Reason)
+		line(tool, " was refused: ", code, " (", reason, ").")
 	}
 	if r.URL != "" {
-		fmt.Fprintf(&b, "URL: %s\n", r.URL)
+		line("URL: ", r.URL)
 	}
-	if line := r.Redirected(); line != "" {
-		b.WriteString(line + "\n")
+	if redirected := r.Redirected(); redirected != "" {
+		line(redirected)
 	}
-	fmt.Fprintf(&b, "%s\nFix: %s\n", r.Message, r.Fix)
-	if line := RemedyText(r.Remedy); line != "" {
-		fmt.Fprintf(&b, "An admin can help: %s.\n", line)
+	line(r.Message)
+	line("Fix: ", r.Fix)
+	if remedy := RemedyText(r.Remedy); remedy != "" {
+		line("An admin can help: ", remedy, ".")
 	}
 	return b.String()
 }

@@ -39,7 +39,8 @@ func FetchTool(f *Fetcher) Tool {
 				return inputRefusal(FetchURLName, err)
 			}
 			res := f.Fetch(ctx, turn, in)
-			return Result{Refusal: res.Refusal, Text: res.Answer(), API: res.JSON(), URL: res.URL, Redirects: res.redirects, Cached: res.Cached}
+			answer := res.Answer()
+			return Result{Refusal: res.Refusal, Text: answer, API: res.jsonWith(answer), URL: res.URL, Redirects: res.redirects, Cached: res.Cached}
 		},
 	}
 }
@@ -66,8 +67,12 @@ type FetchResponse struct {
 }
 
 // JSON returns the result in the API's shape.
-func (r *FetchResult) JSON() FetchResponse {
-	out := FetchResponse{OK: r.OK(), Error: r.Refusal.ForAgent(), Answer: r.Answer(), Links: []extract.Link{}}
+func (r *FetchResult) JSON() FetchResponse { return r.jsonWith(r.Answer()) }
+
+// jsonWith is JSON with the answer already written, so a call that shows
+// both (every call: MCP's text and the API's object) writes it once.
+func (r *FetchResult) jsonWith(answer string) FetchResponse {
+	out := FetchResponse{OK: r.OK(), Error: r.Refusal.ForAgent(), Answer: answer, Links: []extract.Link{}}
 	if r.Refusal != nil {
 		return out
 	}

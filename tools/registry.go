@@ -245,6 +245,11 @@ type Call struct {
 	Turn Turn
 	// Args is the input, a JSON object; empty means {}.
 	Args json.RawMessage
+	// Fields is the input already read into its fields, when the
+	// transport had to read it anyway (the API takes its own fields out of
+	// the body); Args is then not read. It spares a request encoding its
+	// input again only for the registry to decode it once more.
+	Fields map[string]json.RawMessage
 	// From names the input in messages: "body" for the API, "input" for
 	// MCP and the CLI.
 	From string
@@ -283,7 +288,7 @@ func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
 	}
 	start := r.now()
 	turn := c.Turn
-	args, ticket, err := t.input(c.Args, c.From)
+	args, ticket, err := t.input(c.Args, c.Fields, c.From)
 	if ticket != "" {
 		turn.Ticket = ticket // the call's own word wins over its transport's
 	}

@@ -81,11 +81,10 @@ func (a *ToolAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	args, _ := json.Marshal(body)
 	// Nobody is in the loop of an API call to confirm a side effect.
 	ctx := WithConfirmer(r.Context(), NoPerson("The JSON API has no person in the loop to ask.",
 		"Tell the person this step needs their confirmation: they can do it themselves, or connect the agent through MCP with a client that supports elicitation, which asks them."))
-	res, err := a.reg.Call(ctx, Call{Tool: t.Name, Turn: turn, Args: args, From: "body"})
+	res, err := a.reg.Call(ctx, Call{Tool: t.Name, Turn: turn, Fields: body, From: "body"})
 	if err != nil {
 		WriteAPIError(w, err)
 		return
