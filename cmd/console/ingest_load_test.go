@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,6 +61,9 @@ func loadSetting(name string, def int) int {
 func TestIngestLoad(t *testing.T) {
 	bin := loadTestBinary(t)
 	t.Setenv("CONSOLE_SECRET_KEY", replicaKey)
+	// The load generator collects as seldom as the console does (see
+	// serverGCPercent): its CPU is taken from the processes it measures.
+	defer debug.SetGCPercent(debug.SetGCPercent(serverGCPercent))
 	stores := map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return tempDB(t) },
 		"postgres": func(t *testing.T) string { return pgtest.Schema(t) },
