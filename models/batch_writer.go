@@ -392,7 +392,7 @@ func (w *BatchWriter[T]) run() {
 		case <-t.C:
 		case <-w.wake:
 		}
-		if err := w.flush(w.ctx); err != nil && w.opts.OnError != nil {
+		if err := w.flushWhile(w.ctx, w.fullBatchWaits); err != nil && w.opts.OnError != nil {
 			w.opts.OnError(err)
 		}
 	}
@@ -401,8 +401,14 @@ func (w *BatchWriter[T]) run() {
 // flush writes batches until nothing is left or a batch fails: the failed
 // batch first, then the memory queue, then the spill file.
 func (w *BatchWriter[T]) flush(ctx context.Context) error {
+	return w.flushWhile(ctx, func() bool { return true })
+}
+
+// flushWhile writes one batch, then more while more() holds, until
+// nothing is left or a batch fails.
+func (w *BatchWriter[T]) flushWhile(ctx context.Context, more func() bool) error {
 	defer w.syncSpill()
-	for {
+	for first := true; first || more(); first = false {
 		rows, fromSpill, end, err := w.nextBatch()
 		if err != nil || len(rows) == 0 {
 			return err
@@ -411,6 +417,24 @@ func (w *BatchWriter[T]) flush(ctx context.Context) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// fullBatchWaits reports whether the writer should go on at once after a
+// batch: a failed batch or the spill file waits, or a full batch has
+// queued meanwhile. A few rows that came in while a batch was written wait
+// for the next tick or wake-up instead, at most FlushInterval. Why: a
+// transaction writes every page it touches once (SQLite appends each to
+// its WAL), and a refusal touches pages its batch-mates share (the table's
+// and the indexes' last pages, its host's index entry and counter).
+// Measured with the API at about 4,000 refusals a second on SQLite,
+// draining at once wrote ~175-row batches at 3.8 WAL writes per row;
+// waiting for full batches wrote ~460-row batches at 2.4, and the serving
+// process's CPU per record fell from 133-178 to 125 µs.
+func (w *BatchWriter[T]) fullBatchWaits() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.head) > 0 || len(w.queue) >= w.opts.FlushBatch || (w.spill != nil && w.spill.pending() > 0)
 }
 
 // nextBatch takes the next batch to write, and for one read from the spill
