@@ -92,12 +92,16 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	console := startReplica(t, bin, db, serveLine, "serve")
 	var served *replicaProc
 	var newSender func() func(string) error
+	// The serving process's decision log (a JSON line per request) goes to
+	// a file, as a service's stderr does, not through a pipe this process
+	// would have to read while it generates the load.
+	servedLog := filepath.Join(t.TempDir(), "served.log")
 	switch path {
 	case "api":
-		served = startReplica(t, bin, db, serveLine, "serve")
+		served = startProcess(t, exec.Command(bin, "serve", "--db", db, "--addr", "127.0.0.1:0"), servedLog, serveLine)
 		newSender = apiRefusal(served.addr, token)
 	case "proxy":
-		served = startReplica(t, bin, db, proxyLine, "proxy")
+		served = startProcess(t, exec.Command(bin, "proxy", "--db", db, "--addr", "127.0.0.1:0"), servedLog, proxyLine)
 		newSender = proxyRefusal(served.addr, token)
 	}
 	procs := []*replicaProc{served}
