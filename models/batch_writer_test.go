@@ -262,3 +262,71 @@ func TestRefusalWriterCloseGivesUpWhenContextEnds(t *testing.T) {
 		t.Errorf("Close error %q does not say %q", err, want)
 	}
 }
+
+// recordingSink records each batch's size and holds the first insert until
+// release is closed.
+type recordingSink struct {
+	mu      sync.Mutex
+	batches []int
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *recordingSink) insert(ctx context.Context, rows []Refusal) error {
+	s.mu.Lock()
+	first := len(s.batches) == 0
+	s.batches = append(s.batches, len(rows))
+	s.mu.Unlock()
+	if first {
+		close(s.entered)
+		<-s.release
+	}
+	return nil
+}
+
+func (s *recordingSink) sizes() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.batches...)
+}
+
+// Rows that come in while a batch is written wait for a full batch (or the
+// tick), rather than going at once as a small batch of their own: every
+// transaction rewrites the pages it touches, so small batches cost the
+// store more per row.
+func TestWriterLetsRowsGatherAfterABatch(t *testing.T) {
+	sink := &recordingSink{entered: make(chan struct{}), release: make(chan struct{})}
+	w, err := NewBatchWriter(sink.insert, RefusalWriterOptions{FlushInterval: time.Hour, FlushBatch: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		w.Write(Refusal{Host: "x"})
+	}
+	<-sink.entered // the full batch is being written
+	for range 10 {
+		w.Write(Refusal{Host: "y"})
+	}
+	close(sink.release)
+	time.Sleep(200 * time.Millisecond)
+	if got := sink.sizes(); len(got) != 1 || got[0] != 100 {
+		t.Fatalf("batches written after the first = %v, want [100]: 10 rows must wait for a full batch or the tick", got)
+	}
+	for range 90 {
+		w.Write(Refusal{Host: "z"})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(sink.sizes()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := sink.sizes(); len(got) != 2 || got[1] != 100 {
+		t.Fatalf("batches = %v, want [100 100] once a full batch has gathered", got)
+	}
+	w.Write(Refusal{Host: "last"})
+	if err := w.Close(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got := sink.sizes(); len(got) != 3 || got[2] != 1 {
+		t.Fatalf("batches = %v, want a last batch of 1 written by Close", got)
+	}
+}
