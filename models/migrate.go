@@ -54,6 +54,7 @@ var migrations = []migration{
 	{11, "the log writers: a refusal row's count of the alike refusals it stands for; allowed decisions get their id from a sequence on PostgreSQL", logWriters},
 	{12, "PostgreSQL indexes of the refusal log at ten million rows: (column, id) for every filter, trigram search", refusalScaleIndexes},
 	{13, "the Overview counts the refusals an aggregated row stands for, from an index that holds repeat_count", overviewCounts},
+	{14, "a new agent token waits for its one view in the database, so any replica can show it", autoMigrate(&tokenView{})},
 }
 
 // wouldRefuseLog is migration 10: refusals and would-be refusals name the

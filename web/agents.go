@@ -58,7 +58,7 @@ func (s *Server) createToken(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	view, err := s.tokenViews.park(s.d.Now(), userOf(c).sessionID, name, token, c.Scheme()+"://"+c.Request().Host)
+	view, err := s.d.Identity.ParkTokenView(c.Request().Context(), s.d.Now(), userOf(c).sessionID, name, token, c.Scheme()+"://"+c.Request().Host)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
 )
@@ -240,7 +239,7 @@ func TestTokenNeverReachesTheLog(t *testing.T) {
 	srv := New(Deps{
 		Store: base.store, Guard: base.guard, Settings: tools.DefaultSettings,
 		Log:      slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Identity: app.ForStore(base.store, app.StoreOptions{}),
+		Identity: base.app,
 	})
 	h := &harness{t: t, store: base.store, srv: httptest.NewServer(srv)}
 	t.Cleanup(h.srv.Close)

@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
 )
 
 // TestReloadingTheNewTokenPageSubmitsNothing: creating a token is
@@ -54,27 +54,37 @@ func TestReloadingTheNewTokenPageSubmitsNothing(t *testing.T) {
 	}
 }
 
-// TestParkedTokensExpireAndAreBounded: a token never viewed does not stay
-// in memory past its TTL, nor past the bound.
-func TestParkedTokensExpireAndAreBounded(t *testing.T) {
-	v := newTokenViews()
-	now := time.Now()
-	id, _ := v.park(now, 1, "a", "secret-a", "http://x")
-	if _, ok := v.take(now.Add(tokenViewTTL+time.Second), 1, id); ok {
-		t.Error("an expired view was found")
-	}
-	var ids []string
-	for i := 0; i < maxTokenViews+10; i++ {
-		id, _ := v.park(now, 1, "n", "s", "http://x")
-		ids = append(ids, id)
-	}
-	if len(v.m) > maxTokenViews {
-		t.Errorf("%d parked views, bound %d", len(v.m), maxTokenViews)
-	}
-	if _, ok := v.take(now, 1, ids[0]); ok {
-		t.Error("the oldest view survived the bound")
-	}
-	if p, ok := v.take(now, 1, ids[len(ids)-1]); !ok || p.token != "s" {
-		t.Error("the newest view was dropped")
-	}
+// TestNewTokenIsShownOnceOnAnyReplica: behind a load balancer the
+// redirect after creating a token may reach another replica; that one
+// shows the token, and after it neither replica shows it again.
+func TestNewTokenIsShownOnceOnAnyReplica(t *testing.T) {
+	onEachEngine(t, func(t *testing.T, target string) {
+		a := newHarnessOn(t, target, nil)
+		b := newHarnessOn(t, target, nil)
+		viaA := a.signedIn("ada", models.RoleAdmin)
+		resp := viaA.postForm("/agents", url.Values{"name": {"helpdesk-bot"}})
+		resp.Body.Close()
+		view := resp.Header.Get("Location")
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(view, "/agents/new/") {
+			t.Fatalf("create on replica A: %d %q", resp.StatusCode, view)
+		}
+		// The same browser's session cookie, presented to replica B.
+		viaB := b.browser()
+		au, _ := url.Parse(a.srv.URL)
+		bu, _ := url.Parse(b.srv.URL)
+		viaB.client.Jar.SetCookies(bu, viaA.client.Jar.Cookies(au))
+		shown := viaB.get(view)
+		token := strings.TrimSpace(shown.doc.Find(`[data-testid="new-token"]`).Text())
+		if shown.status != http.StatusOK || !strings.HasPrefix(token, tools.TokenPrefix) {
+			t.Fatalf("replica B's view of a token made on A: %d %q, want 200 and the token", shown.status, token)
+		}
+		if agent, err := b.app.VerifyToken(context.Background(), token); err != nil || agent != "helpdesk-bot" {
+			t.Fatalf("the token shown does not verify as helpdesk-bot: %q %v", agent, err)
+		}
+		for name, br := range map[string]*browser{"A": viaA, "B": viaB} {
+			if p := br.get(view); p.status != http.StatusGone || strings.Contains(p.body, token) {
+				t.Errorf("replica %s shows the spent view: %d (token again: %v), want 410 without it", name, p.status, strings.Contains(p.body, token))
+			}
+		}
+	})
 }

@@ -109,8 +109,6 @@ type Server struct {
 	hosts    *hostCheck
 	// overview keeps the Overview's closed hours and days between loads.
 	overview *models.OverviewCache
-	// tokenViews hold new agent tokens for their one view (agents_token_view.go).
-	tokenViews *tokenViews
 }
 
 // New builds the console: its middleware and, in this one function, every
@@ -128,7 +126,7 @@ func New(d Deps) *Server {
 	// throttle by inventing one, so only a trusted proxy's count.
 	e.IPExtractor = clientIP(d.TrustedProxies)
 	s := &Server{Echo: e, d: d, throttle: newLoginThrottle(d.Now, d.SignIns), hosts: newHostCheck(d.Listen, d.AllowedHosts, d.PublicURL),
-		overview: models.NewOverviewCache(overviewCacheTTL), tokenViews: newTokenViews()}
+		overview: models.NewOverviewCache(overviewCacheTTL)}
 	e.HTTPErrorHandler = s.handleError
 
 	e.Use(middleware.Recover())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
@@ -18,6 +19,8 @@ type Identity interface {
 	CreateToken(ctx context.Context, actor, name string) (string, error)
 	RevokeToken(ctx context.Context, actor, name string) error
 	ListTokens(ctx context.Context) ([]app.Token, error)
+	ParkTokenView(ctx context.Context, now time.Time, session int64, name, token, base string) (string, error)
+	TakeTokenView(ctx context.Context, now time.Time, session int64, id string) (app.NewToken, error)
 
 	ListUsers(ctx context.Context) ([]app.User, error)
 	UserByID(ctx context.Context, id int64) (app.User, error)

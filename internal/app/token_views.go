@@ -1,0 +1,85 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/outboundhq/outbound/models"
+)
+
+// A new agent token is shown once, on the page the create form redirects
+// to. The redirect's GET may reach another replica than the POST, so the
+// token waits for that view in the database (models.TokenView), sealed
+// with the secret key, bound to the creating session and spent by its
+// first view on any replica.
+
+// TokenViewTTL is how long a new token waits for its one view.
+const TokenViewTTL = 5 * time.Minute
+
+// NewToken is a new token's one view.
+type NewToken struct {
+	Name string
+	// Token is the secret; "" when the view was already shown.
+	Token string
+	// Base is the console's address when the token was made (for the
+	// MCP and API addresses the page shows).
+	Base string
+}
+
+// ErrNoTokenSecretKey is ParkTokenView's error in a process opened
+// without the secret key (ReadOnly): it cannot seal the token.
+var ErrNoTokenSecretKey = errors.New("app: no secret key to keep a new token for its view")
+
+// ParkTokenView keeps a new token for one view by session and returns the
+// view's ID for its URL. Only the ID's hash is stored.
+func (a *App) ParkTokenView(ctx context.Context, now time.Time, session int64, name, token, base string) (string, error) {
+	if a.secrets == nil {
+		return "", ErrNoTokenSecretKey
+	}
+	sealed, err := a.secrets.Seal(token)
+	if err != nil {
+		return "", fmt.Errorf("app: sealing the new token %q: %w", name, err)
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	id := base64.RawURLEncoding.EncodeToString(raw)
+	view := models.TokenView{Name: name, Sealed: sealed, Base: base}
+	if err := a.store.ParkTokenView(ctx, viewHash(id), session, view, now, now.Add(TokenViewTTL)); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// TakeTokenView returns session's view id and spends it: the first call
+// has the token, later ones (on any replica) the name with Token "". An
+// unknown or expired view, or another session's, is models.ErrNotFound.
+func (a *App) TakeTokenView(ctx context.Context, now time.Time, session int64, id string) (NewToken, error) {
+	v, err := a.store.TakeTokenView(ctx, viewHash(id), session, now)
+	if err != nil {
+		return NewToken{}, err
+	}
+	out := NewToken{Name: v.Name, Base: v.Base}
+	if v.Sealed == "" {
+		return out, nil
+	}
+	if a.secrets == nil {
+		return NewToken{}, ErrNoTokenSecretKey
+	}
+	if out.Token, err = a.secrets.Open(v.Sealed); err != nil {
+		return NewToken{}, fmt.Errorf("app: the new token %q does not open with this replica's secret key (every replica needs the same CONSOLE_SECRET_KEY or key file): revoke it and create another: %w", v.Name, err)
+	}
+	return out, nil
+}
+
+func viewHash(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,89 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// tokenView is a new agent token waiting for its one view. The console
+// shows a new token by post/redirect/get, and behind a load balancer the
+// GET may reach another replica than the POST, so the view cannot live in
+// the process that made it. The token is kept sealed (encrypted with the
+// secret key, which is not in the database) and only until it is shown:
+// the view that shows it blanks it in the same statement that marks it
+// shown, so two replicas cannot both show it. The row itself stays until
+// it expires, so a reload can say "already shown" rather than "no such
+// page".
+type tokenView struct {
+	// IDHash is the SHA-256 of the view's random ID (hex): the ID in the
+	// URL is a capability, and the database keeps no usable copy.
+	IDHash    string    `gorm:"primaryKey"`
+	SessionID int64     `gorm:"not null"`
+	Name      string    `gorm:"not null"`
+	Sealed    string    `gorm:"not null;default:''"`
+	Base      string    `gorm:"not null;default:''"`
+	ExpiresAt time.Time `gorm:"not null;index"`
+	ShownAt   *time.Time
+}
+
+func (tokenView) TableName() string { return "token_views" }
+
+// TokenView is a parked new token as the console reads it back.
+type TokenView struct {
+	Name string
+	// Sealed is the token, sealed; "" once it has been shown.
+	Sealed string
+	// Base is the console's address the token page names (…/mcp).
+	Base string
+}
+
+// ParkTokenView keeps a sealed new token for one view by session under
+// the view ID's hash, until expires. Expired views are deleted first.
+func (s *Store) ParkTokenView(ctx context.Context, idHash string, session int64, v TokenView, now, expires time.Time) error {
+	return s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("expires_at <= ?", now.UTC()).Delete(&tokenView{}).Error; err != nil {
+			return fmt.Errorf("models: dropping expired token views: %w", err)
+		}
+		row := tokenView{IDHash: idHash, SessionID: session, Name: v.Name, Sealed: v.Sealed, Base: v.Base, ExpiresAt: expires.UTC()}
+		if err := tx.Create(&row).Error; err != nil {
+			return fmt.Errorf("models: keeping the new token %q for its view: %w", v.Name, err)
+		}
+		return nil
+	})
+}
+
+// TakeTokenView returns session's view with idHash and spends it: the
+// first call gets the sealed token, every later one (on any replica) the
+// same view with Sealed "". A view of another session, or an unknown or
+// expired one, is ErrNotFound.
+func (s *Store) TakeTokenView(ctx context.Context, idHash string, session int64, now time.Time) (TokenView, error) {
+	var out TokenView
+	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var row tokenView
+		err := tx.Where("id_hash = ? AND session_id = ? AND expires_at > ?", idHash, session, now.UTC()).Take(&row).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		out = TokenView{Name: row.Name, Base: row.Base}
+		res := tx.Model(&tokenView{}).Where("id_hash = ? AND shown_at IS NULL", idHash).
+			Updates(map[string]any{"sealed": "", "shown_at": now.UTC()})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 1 {
+			out.Sealed = row.Sealed
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return TokenView{}, fmt.Errorf("models: reading a new token's view: %w", err)
+	}
+	return out, err
+}
