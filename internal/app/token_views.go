@@ -3,14 +3,12 @@ package app
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
 )
 
 // A new agent token is shown once, on the page the create form redirects
@@ -46,13 +44,9 @@ func (a *App) ParkTokenView(ctx context.Context, now time.Time, session int64, n
 	if err != nil {
 		return "", fmt.Errorf("app: sealing the new token %q: %w", name, err)
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return "", err
-	}
-	id := base64.RawURLEncoding.EncodeToString(raw)
+	id := rand.Text() // 128 random bits; the URL's capability
 	view := models.TokenView{Name: name, Sealed: sealed, Base: base}
-	if err := a.store.ParkTokenView(ctx, viewHash(id), session, view, now, now.Add(TokenViewTTL)); err != nil {
+	if err := a.store.ParkTokenView(ctx, tools.HashToken(id), session, view, now, now.Add(TokenViewTTL)); err != nil {
 		return "", err
 	}
 	return id, nil
@@ -62,7 +56,7 @@ func (a *App) ParkTokenView(ctx context.Context, now time.Time, session int64, n
 // has the token, later ones (on any replica) the name with Token "". An
 // unknown or expired view, or another session's, is models.ErrNotFound.
 func (a *App) TakeTokenView(ctx context.Context, now time.Time, session int64, id string) (NewToken, error) {
-	v, err := a.store.TakeTokenView(ctx, viewHash(id), session, now)
+	v, err := a.store.TakeTokenView(ctx, tools.HashToken(id), session, now)
 	if err != nil {
 		return NewToken{}, err
 	}
@@ -77,9 +71,4 @@ func (a *App) TakeTokenView(ctx context.Context, now time.Time, session int64, i
 		return NewToken{}, fmt.Errorf("app: the new token %q does not open with this replica's secret key (every replica needs the same CONSOLE_SECRET_KEY or key file): revoke it and create another: %w", v.Name, err)
 	}
 	return out, nil
-}
-
-func viewHash(id string) string {
-	sum := sha256.Sum256([]byte(id))
-	return hex.EncodeToString(sum[:])
 }
