@@ -32,6 +32,16 @@ func (r *Registry) ToolAPI(name string, agents Agents) *ToolAPI {
 	return &ToolAPI{reg: r, agents: agents, only: name}
 }
 
+// Serves reports whether the API serves the tool name: one lookup, where
+// Names builds every tool (each integration's and its schema).
+func (a *ToolAPI) Serves(name string) bool {
+	if a.only != "" {
+		return name == a.only
+	}
+	_, ok := a.reg.Lookup(name)
+	return ok
+}
+
 // Names lists the tools the API serves.
 func (a *ToolAPI) Names() []string {
 	if a.only != "" {

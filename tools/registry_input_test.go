@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -27,5 +28,32 @@ func TestObjectOfKeepsEveryFieldAsDecoded(t *testing.T) {
 	}
 	if got := string(objectOf(nil)); got != "{}" {
 		t.Errorf("objectOf(nil) = %s, want {}", got)
+	}
+}
+
+// The API's check of a tool name agrees with its list, integration tools
+// included, and a one-tool API serves that tool alone.
+func TestToolAPIServesExactlyTheToolsItNames(t *testing.T) {
+	e := newIntegrationEnv(t)
+	svc := newEchoService(t)
+	e.x.Set([]Integration{echoIntegration(svc)})
+	api := Builtin(Deps{Guard: e.guard, Settings: DefaultSettings, Integrations: e.x}).API(nil)
+	names := api.Names()
+	if !slices.Contains(names, "lookup_order") || !slices.Contains(names, FetchURLName) {
+		t.Fatalf("Names() = %v, want the integration's tool and fetch_url", names)
+	}
+	for _, name := range names {
+		if !api.Serves(name) {
+			t.Errorf("Serves(%q) = false for a tool Names lists", name)
+		}
+	}
+	for _, name := range []string{"nope", "", "lookup_orde", "FETCH_URL"} {
+		if api.Serves(name) {
+			t.Errorf("Serves(%q) = true for a tool Names does not list", name)
+		}
+	}
+	one := Builtin(Deps{Guard: e.guard, Settings: DefaultSettings, Integrations: e.x}).ToolAPI("lookup_order", nil)
+	if !one.Serves("lookup_order") || one.Serves(FetchURLName) {
+		t.Errorf("a one-tool API serves %v", []bool{one.Serves("lookup_order"), one.Serves(FetchURLName)})
 	}
 }

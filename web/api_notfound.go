@@ -7,7 +7,6 @@ package web
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -44,12 +43,15 @@ func (s *Server) toolsFix() string {
 type ToolAPI interface {
 	http.Handler
 	Names() []string
+	// Serves reports whether name is one of Names, without listing them:
+	// it runs on every API call.
+	Serves(name string) bool
 }
 
 // toolAPI hands a request for a registered tool to the registry's API;
 // any other name gets the JSON 404, and no tool runs.
 func (s *Server) toolAPI(c echo.Context) error {
-	if !slices.Contains(s.d.Tools.Names(), c.Param("name")) {
+	if !s.d.Tools.Serves(c.Param("name")) {
 		return s.apiNotFound(c)
 	}
 	s.d.Tools.ServeHTTP(c.Response(), c.Request())

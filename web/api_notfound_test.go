@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,3 +66,5 @@ type fakeToolAPI struct {
 }
 
 func (f fakeToolAPI) Names() []string { return f.names }
+
+func (f fakeToolAPI) Serves(name string) bool { return slices.Contains(f.names, name) }
