@@ -60,6 +60,7 @@ func BenchmarkRefusalLogPage(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			get := func() {
 				req := httptest.NewRequest(http.MethodGet, c.path, nil)
+				req.Host = "127.0.0.1:8080" // a name the console answers to (hostcheck.go)
 				req.AddCookie(&http.Cookie{Name: sessionCookie, Value: session})
 				rec := httptest.NewRecorder()
 				srv.ServeHTTP(rec, req)
