@@ -10,20 +10,28 @@ import "runtime/debug"
 // 2-core test machine with the refusal log at rate (TestIngestLoad),
 // collection and the allocator's assists were a fifth of the serving
 // process's CPU, and 400 cut the CPU per record from 204 to 150 µs. The
-// price is a peak heap up to five times the live one, a few hundred MB at
-// most, which GOMEMLIMIT bounds where memory is tight (the runtime then
-// collects sooner as the limit nears). GOGC set in the environment wins, as
-// Go's documentation promises its users.
+// price is a heap up to five times the live one between collections.
 const serverGCPercent = 400
 
-// tuneGC applies serverGCPercent unless the environment sets GOGC, and
-// returns the percent in force.
-func tuneGC(getenv func(string) string) int {
-	if v := getenv("GOGC"); v != "" {
-		old := debug.SetGCPercent(-1)
-		debug.SetGCPercent(old)
-		return old
+// serverMemoryLimit is the soft memory limit when GOMEMLIMIT is not set:
+// near it the collector runs as often as it must, whatever the percent.
+// Why: the live heap is small except while the log's writers hold a
+// stalled database's rows (their queues are bounded at 64 MB each before
+// spilling to disk), and five times that is more than a small container
+// should give; the limit keeps such a stall from growing the heap past it.
+const serverMemoryLimit = 768 << 20
+
+// tuneGC applies serverGCPercent and serverMemoryLimit unless the
+// environment sets GOGC or GOMEMLIMIT (the environment wins, as Go's
+// documentation promises), and returns the percent and limit in force.
+func tuneGC(getenv func(string) string) (percent int, limit int64) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(serverGCPercent)
 	}
-	debug.SetGCPercent(serverGCPercent)
-	return serverGCPercent
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(serverMemoryLimit)
+	}
+	percent = debug.SetGCPercent(-1)
+	debug.SetGCPercent(percent)
+	return percent, debug.SetMemoryLimit(-1)
 }

@@ -1,31 +1,24 @@
 package main
 
 import (
+	"math"
 	"runtime/debug"
 	"testing"
 )
 
-func TestTuneGCRaisesTheTargetUnlessGOGCIsSet(t *testing.T) {
-	before := debug.SetGCPercent(100)
-	t.Cleanup(func() { debug.SetGCPercent(before) })
+func TestTuneGCRaisesTheTargetUnlessTheEnvironmentSetsIt(t *testing.T) {
+	percent, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() { debug.SetGCPercent(percent); debug.SetMemoryLimit(limit) })
 
-	if got := tuneGC(func(string) string { return "" }); got != serverGCPercent {
-		t.Errorf("tuneGC without GOGC = %d, want %d", got, serverGCPercent)
+	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
+	if p, l := tuneGC(env(nil)); p != serverGCPercent || l != serverMemoryLimit {
+		t.Errorf("tuneGC without GOGC and GOMEMLIMIT = %d%%, %d bytes; want %d%%, %d", p, l, serverGCPercent, serverMemoryLimit)
 	}
-	if now := debug.SetGCPercent(100); now != serverGCPercent {
-		t.Errorf("the runtime's target is %d after tuneGC, want %d", now, serverGCPercent)
-	}
-	// GOGC in the environment was applied by the runtime at start; tuneGC
-	// must leave whatever it set alone.
-	if got := tuneGC(func(k string) string {
-		if k == "GOGC" {
-			return "100"
-		}
-		return ""
-	}); got != 100 {
-		t.Errorf("tuneGC with GOGC=100 = %d, want the runtime's 100 left in force", got)
-	}
-	if now := debug.SetGCPercent(100); now != 100 {
-		t.Errorf("tuneGC with GOGC set changed the target to %d", now)
+	// GOGC and GOMEMLIMIT were applied by the runtime at start; tuneGC
+	// leaves what they set alone.
+	debug.SetGCPercent(100)
+	debug.SetMemoryLimit(math.MaxInt64)
+	if p, l := tuneGC(env(map[string]string{"GOGC": "100", "GOMEMLIMIT": "off"})); p != 100 || l != math.MaxInt64 {
+		t.Errorf("tuneGC with GOGC=100 GOMEMLIMIT=off = %d%%, %d bytes; want the runtime's 100%% and no limit left in force", p, l)
 	}
 }
