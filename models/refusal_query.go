@@ -60,6 +60,9 @@ type RefusalQuery struct {
 	// drive, when set, names the column whose index PostgreSQL walks
 	// (pgDriver).
 	drive string
+	// idLow and idHigh, when not 0, bound the IDs of rows in the time
+	// filter (refusal_id_range.go).
+	idLow, idHigh int64
 }
 
 func (q RefusalQuery) pageSize() (int, error) {
@@ -89,6 +92,12 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 	}
 	if q.BeforeID > 0 {
 		db = db.Where("id < ?", q.BeforeID)
+	}
+	if q.idLow > 0 {
+		db = db.Where("id >= ?", q.idLow)
+	}
+	if q.idHigh > 0 {
+		db = db.Where("id <= ?", q.idHigh)
 	}
 	// A fixed order keeps the generated SQL identical for identical filters.
 	for _, f := range [...]struct{ col, v string }{{"code", q.Code}, {"reason", q.Reason}, {"tool", q.Tool}, {"agent", q.Agent}, {"kind", q.Kind}, {"ticket", q.Ticket}, {"integration", q.Integration}} {
@@ -159,6 +168,10 @@ func (s *Store) ListRefusals(ctx context.Context, q RefusalQuery) ([]Refusal, in
 		return nil, 0, err
 	}
 	db := s.r.WithContext(ctx)
+	q, none, err := q.boundIDs(db)
+	if err != nil || none {
+		return nil, 0, err
+	}
 	// One extra ID tells us whether another page exists without a COUNT.
 	var ids []int64
 	var next int64
