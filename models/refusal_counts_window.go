@@ -1,7 +1,10 @@
 package models
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -131,4 +134,80 @@ func windowSums(db *gorm.DB, dim, col string, g granularity, since, until time.T
 		}
 	}
 	return out, nil
+}
+
+// topValues returns the k values of one dimension with the most refusals
+// in [since, until), most first (ties by value, bytewise), summed over
+// kinds, leaving out the blank value. The counters are ranked by the
+// database, which returns only the head of the list: a day of a flood has
+// 20,000 hosts, and reading them all out to rank them here cost more than
+// the page's whole budget. That head is exact when the rows only take
+// from the counters (the windows the pages ask for, which start on a
+// period): a value outside the counters' first k+1+|taken| cannot be in
+// the top k, since at least k values above it keep their counts. A
+// window whose rows add to the counters is ranked here, from windowSums.
+func topValues(db *gorm.DB, dim, col string, g granularity, since, until time.Time, k int) ([]NameCount, error) {
+	w := planWindow(since, until, g)
+	taken := map[string]int64{}
+	for _, p := range w.pieces {
+		if p.sign > 0 {
+			return topOfSums(db, dim, col, g, since, until, k)
+		}
+		var groups []NameCount
+		if err := db.Raw("SELECT "+col+" || '' AS name, SUM(repeat_count) AS count FROM refusals WHERE time >= ? AND time < ? GROUP BY 1",
+			p.from, p.to).Scan(&groups).Error; err != nil {
+			return nil, fmt.Errorf("models: counting refusals by %s: %w", col, err)
+		}
+		for _, gr := range groups {
+			taken[gr.Name] += gr.Count
+		}
+	}
+	var rows []NameCount
+	if w.lo.Before(w.hi) {
+		if err := db.Raw("SELECT value AS name, SUM(n) AS count FROM refusal_counts WHERE dim = ? AND period >= ? AND period < ? GROUP BY value ORDER BY count DESC, "+bytewise(db, "value")+" LIMIT ?",
+			dim, w.lo, w.hi, k+1+len(taken)).Scan(&rows).Error; err != nil {
+			return nil, fmt.Errorf("models: reading the %s counters: %w", dim, err)
+		}
+	}
+	for i := range rows {
+		rows[i].Count -= taken[rows[i].Name]
+	}
+	return rankNames(rows, k), nil
+}
+
+// topOfSums is topValues for any window: every value's sum, ranked here.
+func topOfSums(db *gorm.DB, dim, col string, g granularity, since, until time.Time, k int) ([]NameCount, error) {
+	sums, err := windowSums(db, dim, col, g, since, until)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]int64{}
+	for vk, n := range sums {
+		byName[vk.Value] += n
+	}
+	rows := make([]NameCount, 0, len(byName))
+	for name, n := range byName {
+		rows = append(rows, NameCount{Name: name, Count: n})
+	}
+	return rankNames(rows, k), nil
+}
+
+// rankNames orders rows by count, most first, then name (bytewise), and
+// keeps the first k that have a name and a count.
+func rankNames(rows []NameCount, k int) []NameCount {
+	rows = slices.DeleteFunc(rows, func(r NameCount) bool { return r.Name == "" || r.Count <= 0 })
+	slices.SortFunc(rows, func(a, b NameCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Name, b.Name))
+	})
+	return rows[:min(k, len(rows))]
+}
+
+// bytewise is col ordered byte by byte, as Go compares strings: SQLite's
+// default (BINARY) already is; PostgreSQL's follows the database's
+// collation unless told "C".
+func bytewise(db *gorm.DB, col string) string {
+	if isPostgres(db) {
+		return col + ` COLLATE "C"`
+	}
+	return col
 }

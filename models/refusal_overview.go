@@ -205,26 +205,11 @@ func (o *RefusalOverview) countTops(db *gorm.DB, since, now time.Time, top int) 
 		g        granularity
 		dst      *[]NameCount
 	}{{dimHost, "host", byDay, &o.TopHosts}, {dimAgent, "agent", byHour, &o.TopAgents}, {dimTool, "tool", byHour, &o.TopTools}} {
-		sums, err := windowSums(db, l.dim, l.col, l.g, since, until)
+		rows, err := topValues(db, l.dim, l.col, l.g, since, until, top)
 		if err != nil {
 			return fmt.Errorf("models: top refused %ss: %w", l.col, err)
 		}
-		byName := map[string]int64{}
-		for k, n := range sums {
-			if k.Value != "" { // refusals without a host or agent are not one
-				byName[k.Value] += n
-			}
-		}
-		rows := make([]NameCount, 0, len(byName))
-		for name, n := range byName {
-			if n > 0 {
-				rows = append(rows, NameCount{Name: name, Count: n})
-			}
-		}
-		slices.SortFunc(rows, func(a, b NameCount) int {
-			return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Name, b.Name))
-		})
-		*l.dst = rows[:min(top, len(rows))]
+		*l.dst = rows
 	}
 	sums, err := windowSums(db, dimReason, "reason", byHour, since, until)
 	if err != nil {
