@@ -70,6 +70,11 @@ func (q RefusalQuery) boundIDs(db *gorm.DB) (RefusalQuery, bool, error) {
 	if !isPostgres(db) || (q.Since.IsZero() && q.Until.IsZero()) {
 		return q, false, nil
 	}
+	// A query that is wrong is told so, even where no row could match:
+	// filter checks it (building conditions only, running nothing).
+	if _, err := q.filter(db.Table("refusals")); err != nil {
+		return q, false, err
+	}
 	low, high, none, err := idRange(db, q.Since, q.Until)
 	if err != nil {
 		return q, false, err

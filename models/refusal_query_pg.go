@@ -41,13 +41,22 @@ func (q RefusalQuery) idOrder(db *gorm.DB) string {
 	if !isPostgres(db) {
 		return "id DESC"
 	}
-	if !q.Until.IsZero() {
+	if q.timeIndexed() {
 		return "id + 0 DESC"
 	}
 	if col := q.pgDriver(); col != "" {
 		return col + " DESC, id DESC"
 	}
 	return "id DESC"
+}
+
+// timeIndexed reports whether a page of q is read through the (time, id)
+// index: a window that ends, when the counters gave it no ID range
+// (refusal_id_range.go). With a range, the primary key or a (column, id)
+// index reads the window's IDs alone, newest first, and stops after a
+// page.
+func (q RefusalQuery) timeIndexed() bool {
+	return !q.Until.IsZero() && q.idLow == 0 && q.idHigh == 0
 }
 
 // whereEquals adds the condition "col = v". On PostgreSQL the column that
@@ -57,7 +66,7 @@ func (q RefusalQuery) idOrder(db *gorm.DB) string {
 // a range. With a deterministic collation, PostgreSQL's only kind for a
 // database, "BETWEEN v AND v" is exactly "= v".
 func (q RefusalQuery) whereEquals(db *gorm.DB, col, v string) *gorm.DB {
-	if isPostgres(db) && q.Until.IsZero() && q.pgDriver() == col {
+	if isPostgres(db) && !q.timeIndexed() && q.pgDriver() == col {
 		return db.Where(col+" BETWEEN ? AND ?", v, v)
 	}
 	return db.Where(col+" = ?", v)
