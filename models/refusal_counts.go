@@ -183,7 +183,7 @@ func (s *Store) CountRefusalsSince(ctx context.Context, since time.Time) (int64,
 	head, hours := splitAt(since, hourOf, nextHour)
 	db := s.r.WithContext(ctx)
 	var fromCounts, fromRows int64
-	if err := db.Raw("SELECT COALESCE(SUM(n), 0) FROM refusal_counts WHERE dim = ? AND period >= ?", dimTotal, hours).Scan(&fromCounts).Error; err != nil {
+	if err := db.Raw("SELECT COALESCE(SUM(n), 0) FROM refusal_counts WHERE "+dimIs(dimTotal)+" AND period >= ?", hours).Scan(&fromCounts).Error; err != nil {
 		return 0, fmt.Errorf("models: counting refusals since %s: %w", since.UTC().Format(time.RFC3339), err)
 	}
 	if head.Before(hours) {

@@ -30,7 +30,7 @@ import (
 // 0 for no bound; none reports that no row is in that time.
 func idRange(db *gorm.DB, since, until time.Time) (low, high int64, none bool, err error) {
 	q := db.Table("refusal_counts").Select("COUNT(*) AS n, COALESCE(MIN(min_id), 0) AS low, COALESCE(MAX(max_id), 0) AS high, COALESCE(MIN(max_id), 0) AS unknown").
-		Where("dim = ?", dimTotal)
+		Where(dimIs(dimTotal))
 	if !since.IsZero() {
 		q = q.Where("period >= ?", hourOf(since.UTC()))
 	}
@@ -50,17 +50,32 @@ func idRange(db *gorm.DB, since, until time.Time) (low, high int64, none bool, e
 	return r.Low, r.High, false, nil
 }
 
+// hourlyCountsIndex lists the hourly counters by dimension and period:
+// the counters' primary key leads with the period, so "the totals (or
+// the reasons) of 30 days" read the 30 days' counters of every
+// dimension, the days' hosts included (300,000 rows, 0.4 s at ten
+// million refusals). Partial, leaving the hosts out: their upserts, one
+// per host in a batch, keep no entry in it, and a host query reads a day
+// or two by the primary key. PostgreSQL only, the engine at that scale.
+const hourlyCountsIndex = "CREATE INDEX IF NOT EXISTS idx_refusal_counts_hourly ON refusal_counts (dim, period) WHERE dim <> 'host'"
+
 // counterIDRanges is migration 15: the counters' ID range columns, filled
-// for the hours' totals from the rows already there (the other
-// dimensions' counters get theirs from new rows on).
-func counterIDRanges(tx *gorm.DB, _ engine) error {
+// for the hours' totals from the rows already there (only the totals keep
+// one), and on PostgreSQL the hourly counters' index.
+func counterIDRanges(tx *gorm.DB, e engine) error {
 	if err := tx.AutoMigrate(&refusalCount{}); err != nil {
 		return err
 	}
 	if err := tx.Exec("DELETE FROM refusal_counts WHERE dim = ?", dimTotal).Error; err != nil {
 		return err
 	}
-	return fillCounters(tx, counterDims[:1], "SUM(repeat_count)", true)
+	if err := fillCounters(tx, counterDims[:1], "SUM(repeat_count)", true); err != nil {
+		return err
+	}
+	if e != enginePostgres {
+		return nil
+	}
+	return tx.Exec(hourlyCountsIndex).Error
 }
 
 // boundIDs adds the ID range of q's time filter to q, on PostgreSQL

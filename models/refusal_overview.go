@@ -156,7 +156,7 @@ func countBuckets(db *gorm.DB, cache *OverviewCache, attack []string, start time
 		N           int64
 	}
 	end := out[n-1].End
-	if err := db.Raw("SELECT period, value, kind, n FROM refusal_counts WHERE dim = ? AND period >= ? AND period < ?", dimReason, out[first].Start, end).
+	if err := db.Raw("SELECT period, value, kind, n FROM refusal_counts WHERE "+dimIs(dimReason)+" AND period >= ? AND period < ?", out[first].Start, end).
 		Scan(&groups).Error; err != nil {
 		return nil, fmt.Errorf("models: counting refusals from %s: %w", out[first].Start.Format(time.RFC3339), err)
 	}
