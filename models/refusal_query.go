@@ -120,10 +120,10 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 		db = q.whereEquals(db, "status", string(q.Status))
 	}
 	if !q.Since.IsZero() {
-		db = db.Where("time >= ?", q.Since.UTC())
+		db = db.Where(q.timeCondition(db, ">="), q.Since.UTC())
 	}
 	if !q.Until.IsZero() {
-		db = db.Where("time < ?", q.Until.UTC())
+		db = db.Where(q.timeCondition(db, "<"), q.Until.UTC())
 	}
 	return q.searchFilter(db)
 }

@@ -56,7 +56,23 @@ func (q RefusalQuery) idOrder(db *gorm.DB) string {
 // index reads the window's IDs alone, newest first, and stops after a
 // page.
 func (q RefusalQuery) timeIndexed() bool {
-	return !q.Until.IsZero() && q.idLow == 0 && q.idHigh == 0
+	return !q.Until.IsZero() && !q.idRanged()
+}
+
+// idRanged reports whether the counters gave q's time filter an ID range.
+func (q RefusalQuery) idRanged() bool { return q.idLow > 0 || q.idHigh > 0 }
+
+// timeCondition is the condition "time op ?". Where the counters gave an
+// ID range, PostgreSQL is kept from reading the time through its index:
+// the ID range reads the window's rows by the primary key or a (column,
+// id) index, newest first, and the time only filters them. Left to
+// choose, the planner read a day's 82,000 rows through the (time, id)
+// index to sort out a page of one code (0.45 s).
+func (q RefusalQuery) timeCondition(db *gorm.DB, op string) string {
+	if isPostgres(db) && q.idRanged() {
+		return "(time " + op + " ?) IS TRUE"
+	}
+	return "time " + op + " ?"
 }
 
 // whereEquals adds the condition "col = v". On PostgreSQL the column that
@@ -65,11 +81,23 @@ func (q RefusalQuery) timeIndexed() bool {
 // id DESC" back into "id DESC", the primary key), but not one bounded by
 // a range. With a deterministic collation, PostgreSQL's only kind for a
 // database, "BETWEEN v AND v" is exactly "= v".
+//
+// With an ID range from the counters (a time filter), the condition is
+// "col = ANY('{v}')" instead: the planner does not take it for a
+// constant either, so the order stays, and unlike a range of one value
+// it is an equality to the index, so the ID range bounds the walk of the
+// (col, id) index at both ends. With the range of one value, the IDs were
+// checked entry by entry: "bad_port since the flood day" walked all
+// 925,000 bad_port entries to find none (a row comparison on (col, id)
+// stops a backward walk no sooner, in PostgreSQL 15).
 func (q RefusalQuery) whereEquals(db *gorm.DB, col, v string) *gorm.DB {
-	if isPostgres(db) && !q.timeIndexed() && q.pgDriver() == col {
-		return db.Where(col+" BETWEEN ? AND ?", v, v)
+	switch {
+	case !isPostgres(db) || q.timeIndexed() || q.pgDriver() != col:
+		return db.Where(col+" = ?", v)
+	case q.idRanged():
+		return db.Where(col+" = ANY(?::text[])", textArray{v})
 	}
-	return db.Where(col+" = ?", v)
+	return db.Where(col+" BETWEEN ? AND ?", v, v)
 }
 
 // pgDriver is the equality-filtered column whose (column, id) index a
