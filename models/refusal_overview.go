@@ -150,50 +150,44 @@ func countBuckets(db *gorm.DB, cache *OverviewCache, attack []string, start time
 			index[out[i].Start.Unix()] = i
 		}
 	}
-	var groups []struct {
-		Period      time.Time
-		Value, Kind string
-		N           int64
+	// Each hour's counters come classed and summed, an hour a row (720
+	// for 30 days, not one per reason and kind).
+	if len(attack) == 0 {
+		attack = []string{""} // no empty IN (); an attack reason is never ""
+	}
+	class := "COALESCE(SUM(CASE WHEN kind = ? THEN %[1]s ELSE 0 END), 0) AS network, COALESCE(SUM(CASE WHEN kind <> ? AND %[2]s IN ? THEN %[1]s ELSE 0 END), 0) AS attack, " +
+		"COALESCE(SUM(%[1]s), 0) AS total"
+	var hours []struct {
+		Period                 time.Time
+		Network, Attack, Total int64
 	}
 	end := out[n-1].End
-	if err := db.Raw("SELECT period, value, kind, n FROM refusal_counts WHERE "+dimIs(dimReason)+" AND period >= ? AND period < ?", out[first].Start, end).
-		Scan(&groups).Error; err != nil {
+	if err := db.Raw("SELECT period, "+fmt.Sprintf(class, "n", "value")+" FROM refusal_counts WHERE "+dimIs(dimReason)+" AND period >= ? AND period < ? GROUP BY period",
+		KindNetwork, KindNetwork, attack, out[first].Start, end).Scan(&hours).Error; err != nil {
 		return nil, fmt.Errorf("models: counting refusals from %s: %w", out[first].Start.Format(time.RFC3339), err)
 	}
-	for _, gr := range groups {
-		if i, ok := index[g.floor(gr.Period).Unix()]; ok {
-			out[i].add(gr.Kind, gr.Value, attack, gr.N)
+	for _, h := range hours {
+		if i, ok := index[g.floor(h.Period).Unix()]; ok {
+			out[i].Network += h.Network
+			out[i].Attack += h.Attack
+			out[i].Policy += h.Total - h.Network - h.Attack
 		}
 	}
-	var late []struct {
-		Reason, Kind string
-		N            int64
-	}
-	if err := db.Raw("SELECT reason || '' AS reason, kind || '' AS kind, SUM(repeat_count) AS n FROM refusals WHERE time > ? AND time < ? GROUP BY 1, 2", now, end).
+	var late struct{ Network, Attack, Total int64 }
+	if err := db.Raw("SELECT "+fmt.Sprintf(class, "repeat_count", "reason")+" FROM refusals WHERE time > ? AND time < ?", KindNetwork, KindNetwork, attack, now, end).
 		Scan(&late).Error; err != nil {
 		return nil, fmt.Errorf("models: counting refusals after %s: %w", now.Format(time.RFC3339), err)
 	}
-	for _, l := range late {
-		out[n-1].add(l.Kind, l.Reason, attack, -l.N)
-	}
+	last := &out[n-1]
+	last.Network -= late.Network
+	last.Attack -= late.Attack
+	last.Policy -= late.Total - late.Network - late.Attack
 	for i := first; i < n-1; i++ {
 		if !cached[i] {
 			cache.put(out[i], attack, now)
 		}
 	}
 	return out, nil
-}
-
-// add counts n refusals of a kind and reason in their class.
-func (b *OverviewBucket) add(kind, reason string, attack []string, n int64) {
-	switch {
-	case kind == KindNetwork:
-		b.Network += n
-	case slices.Contains(attack, reason):
-		b.Attack += n
-	default:
-		b.Policy += n
-	}
 }
 
 // countTops fills the top lists and reasons for since until now from the
