@@ -61,7 +61,8 @@ const hourlyCountsIndex = "CREATE INDEX IF NOT EXISTS idx_refusal_counts_hourly 
 
 // counterIDRanges is migration 15: the counters' ID range columns, filled
 // for the hours' totals from the rows already there (only the totals keep
-// one), and on PostgreSQL the hourly counters' index.
+// one), and on PostgreSQL the hourly counters' index and the time
+// index with each row's count.
 func counterIDRanges(tx *gorm.DB, e engine) error {
 	if err := tx.AutoMigrate(&refusalCount{}); err != nil {
 		return err
@@ -75,8 +76,21 @@ func counterIDRanges(tx *gorm.DB, e engine) error {
 	if e != enginePostgres {
 		return nil
 	}
-	return tx.Exec(hourlyCountsIndex).Error
+	for _, stmt := range []string{hourlyCountsIndex, timeCountIndex, "DROP INDEX IF EXISTS idx_refusals_time_id"} {
+		if err := tx.Exec(stmt).Error; err != nil {
+			return fmt.Errorf("%s: %w", stmt, err)
+		}
+	}
+	return nil
 }
+
+// timeCountIndex replaces the (time, id) index of migration 12 on
+// PostgreSQL: the same order, plus each row's repeat_count, so that
+// summing a stretch of time (the part hour before the counters, the
+// rows after "now") reads the index alone, as the Overview's index
+// (time, kind, reason, repeat_count), dropped by migration 14, let it:
+// without it, the half hour of a flood (54,000 rows) took 0.2 s.
+const timeCountIndex = "CREATE INDEX IF NOT EXISTS idx_refusals_time_id_count ON refusals (time, id) INCLUDE (repeat_count)"
 
 // boundIDs adds the ID range of q's time filter to q, on PostgreSQL
 // (SQLite walks its indexes in rowid order and bounds time well enough at
