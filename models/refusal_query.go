@@ -176,7 +176,10 @@ func (s *Store) ListRefusals(ctx context.Context, q RefusalQuery) ([]Refusal, in
 	var ids []int64
 	var next int64
 	if q.windowed() {
-		ids, next, err = q.searchIDs(db, limit)
+		err = serialOnPostgres(db, func(db *gorm.DB) (err error) {
+			ids, next, err = q.searchIDs(db, limit)
+			return err
+		})
 	} else {
 		ids, err = q.pageIDs(db, limit+1)
 		if len(ids) > limit {
