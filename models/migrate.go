@@ -54,7 +54,9 @@ var migrations = []migration{
 	{11, "the log writers: a refusal row's count of the alike refusals it stands for; allowed decisions get their id from a sequence on PostgreSQL", logWriters},
 	{12, "PostgreSQL indexes of the refusal log at ten million rows: (column, id) for every filter, trigram search", refusalScaleIndexes},
 	{13, "the Overview counts the refusals an aggregated row stands for, from an index that holds repeat_count", overviewCounts},
-	{14, "a new agent token waits for its one view in the database, so any replica can show it", autoMigrate(&tokenView{})},
+	{14, "the Overview reads the refusal counters (by hour, kind and reason) instead of counting rows; its index is dropped", overviewFromCounters},
+	{15, "the refusal counters bound the IDs of the rows of each hour, so a time filter reads an ID range", counterIDRanges},
+	{16, "a new agent token waits for its one view in the database, so any replica can show it", autoMigrate(&tokenView{})},
 }
 
 // wouldRefuseLog is migration 10: refusals and would-be refusals name the
@@ -73,7 +75,7 @@ func counts(tx *gorm.DB, _ engine) error {
 	if err := tx.AutoMigrate(&refusalCount{}); err != nil {
 		return err
 	}
-	return backfillRefusalCounts(tx)
+	return fillCountersOnce(tx, counterDims[:4], "COUNT(*)", false)
 }
 
 // tickets is migration 5: refusals name their ticket, allowed decisions

@@ -136,6 +136,11 @@ func (s *Store) WouldRefusalValues(ctx context.Context) (RefusalFacets, error) {
 // MaxFacetValues, one index seek each. Both names come from the closed
 // lists above, never from a caller.
 func (s *Store) skipScan(ctx context.Context, table, col string) ([]string, error) {
+	if s.engine == enginePostgres {
+		if vals, complete, err := s.skipScanDown(ctx, table, col); err != nil || complete {
+			return vals, err
+		}
+	}
 	query := `WITH RECURSIVE v(x) AS (
 		SELECT MIN(` + col + `) FROM ` + table + ` WHERE ` + col + ` > ''
 		UNION ALL

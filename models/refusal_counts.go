@@ -16,8 +16,10 @@ import (
 // brings support to the page.
 //
 // Table refusal_counts, primary key (period, dim, value, kind), and n:
-//   - dim "total" (value ""), "tool" and "agent" count per hour: period is
-//     the hour's start (UTC); an Overview chart reads them by hour and kind;
+//   - dim "total" (value ""), "tool", "agent" and "reason" count per
+//     hour: period is the hour's start (UTC); the Overview's charts read
+//     the reasons by hour and kind (attack-like, policy, network), its top
+//     lists the tools, agents and reasons (refusal_counts_window.go);
 //   - dim "host" counts per day: period is the day's start (UTC). Hosts are
 //     the one dimension a hostile page controls, so a day's host rows are
 //     bounded by the day's distinct hosts, not multiplied by 24 hours.
@@ -31,6 +33,13 @@ type refusalCount struct {
 	Value  string    `gorm:"primaryKey"`
 	Kind   string    `gorm:"primaryKey"`
 	N      int64     `gorm:"not null;default:0"`
+	// MinID and MaxID bound the IDs of the rows counted, for the hours'
+	// totals (migration 15; 0, unknown, in the other dimensions):
+	// the hours' ID ranges turn a time filter into an ID range, which
+	// every (column, id) index answers (refusal_id_range.go). 0 is
+	// unknown.
+	MinID int64 `gorm:"column:min_id;not null;default:0"`
+	MaxID int64 `gorm:"column:max_id;not null;default:0"`
 }
 
 func (refusalCount) TableName() string { return "refusal_counts" }
@@ -41,6 +50,9 @@ const (
 	dimTool  = "tool"
 	dimAgent = "agent"
 	dimHost  = "host"
+	// dimReason counts per hour, by the reason's value and kind: the
+	// Overview's bars and reasons (migration 14).
+	dimReason = "reason"
 )
 
 type countKey struct {
@@ -53,21 +65,39 @@ func utcDay(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }
 
-// countRows aggregates rows by counter key.
-func countRows(rows []Refusal) map[countKey]int64 {
-	out := make(map[countKey]int64, 16)
+// count is one counter's change: refusals, and the IDs of their rows.
+type count struct{ n, minID, maxID int64 }
+
+func (c *count) add(n, id int64) {
+	if c.n == 0 || id < c.minID {
+		c.minID = id
+	}
+	c.maxID = max(c.maxID, id)
+	c.n += n
+}
+
+// countRows aggregates rows (with their IDs) by counter key.
+func countRows(rows []Refusal) map[countKey]count {
+	out := make(map[countKey]count, 16)
+	add := func(k countKey, r *Refusal) {
+		c := out[k]
+		c.add(max(r.Count, 1), r.ID) // an aggregated row counts every request it stands for
+		out[k] = c
+	}
 	for i := range rows {
 		r := &rows[i]
 		hour := r.Time.UTC().Truncate(time.Hour)
-		n := max(r.Count, 1) // an aggregated row counts every request it stands for
-		out[countKey{hour, dimTotal, "", r.Kind}] += n
-		out[countKey{hour, dimTool, r.Tool, r.Kind}] += n
-		out[countKey{hour, dimAgent, r.Agent, r.Kind}] += n
-		out[countKey{utcDay(r.Time), dimHost, r.Host, r.Kind}] += n
+		add(countKey{hour, dimTotal, "", r.Kind}, r)
+		add(countKey{hour, dimTool, r.Tool, r.Kind}, r)
+		add(countKey{hour, dimAgent, r.Agent, r.Kind}, r)
+		add(countKey{hour, dimReason, r.Reason, r.Kind}, r)
+		add(countKey{utcDay(r.Time), dimHost, r.Host, r.Kind}, r)
 	}
 	return out
 }
 
+// countUpsert adds to the counters. ON CONFLICT … DO UPDATE is standard
+// in SQLite (3.24+) and PostgreSQL.
 // countUpsert adds to the counters. ON CONFLICT … DO UPDATE is standard
 // in SQLite (3.24+) and PostgreSQL.
 var countUpsert = rowsStmt{
@@ -76,8 +106,21 @@ var countUpsert = rowsStmt{
 	cols: 5,
 }
 
+// totalUpsert adds to the hours' totals and widens their ID ranges: CASE,
+// not LEAST or MIN, which the two engines spell differently; an unknown
+// bound (0) stays unknown. Only the totals keep a range (the one
+// dimension refusal_id_range.go reads): the other counters' upserts, one
+// per host in a batch, stay as cheap as they were.
+var totalUpsert = rowsStmt{
+	head: "INSERT INTO refusal_counts (period, dim, value, kind, n, min_id, max_id) VALUES ",
+	tail: " ON CONFLICT (period, dim, value, kind) DO UPDATE SET n = refusal_counts.n + excluded.n, " +
+		"min_id = CASE WHEN excluded.min_id < refusal_counts.min_id THEN excluded.min_id ELSE refusal_counts.min_id END, " +
+		"max_id = CASE WHEN refusal_counts.max_id = 0 OR excluded.max_id < refusal_counts.max_id THEN refusal_counts.max_id ELSE excluded.max_id END",
+	cols: 7,
+}
+
 // addCounts adds counts to the counters, inside the caller's transaction.
-func addCounts(tx sqlTx, counts map[countKey]int64) error {
+func addCounts(tx sqlTx, counts map[countKey]count) error {
 	keys := make([]countKey, 0, len(counts))
 	for k := range counts {
 		keys = append(keys, k)
@@ -86,8 +129,17 @@ func addCounts(tx sqlTx, counts map[countKey]int64) error {
 	// take their row locks in the same order and cannot deadlock.
 	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
 	args := make([]any, 0, len(keys)*countUpsert.cols)
+	var totals []any
 	for _, k := range keys {
-		args = append(args, k.period, k.dim, k.value, k.kind, counts[k])
+		c := counts[k]
+		if k.dim == dimTotal {
+			totals = append(totals, k.period, k.dim, k.value, k.kind, c.n, c.minID, c.maxID)
+		} else {
+			args = append(args, k.period, k.dim, k.value, k.kind, c.n)
+		}
+	}
+	if err := totalUpsert.exec(tx, totals); err != nil {
+		return fmt.Errorf("updating the refusal counters: %w", err)
 	}
 	if err := countUpsert.exec(tx, args); err != nil {
 		return fmt.Errorf("updating the refusal counters: %w", err)
@@ -131,7 +183,7 @@ func (s *Store) CountRefusalsSince(ctx context.Context, since time.Time) (int64,
 	head, hours := splitAt(since, hourOf, nextHour)
 	db := s.r.WithContext(ctx)
 	var fromCounts, fromRows int64
-	if err := db.Raw("SELECT COALESCE(SUM(n), 0) FROM refusal_counts WHERE dim = ? AND period >= ?", dimTotal, hours).Scan(&fromCounts).Error; err != nil {
+	if err := db.Raw("SELECT COALESCE(SUM(n), 0) FROM refusal_counts WHERE "+dimIs(dimTotal)+" AND period >= ?", hours).Scan(&fromCounts).Error; err != nil {
 		return 0, fmt.Errorf("models: counting refusals since %s: %w", since.UTC().Format(time.RFC3339), err)
 	}
 	if head.Before(hours) {
@@ -158,6 +210,17 @@ func (s *Store) TopRefusedHosts(ctx context.Context, since time.Time, n int) ([]
 	}
 	head, days := splitAt(since, utcDay, nextDay)
 	db := s.r.WithContext(ctx)
+	if !head.Before(days) {
+		// Whole days: the database ranks the counters and returns the top
+		// (a flood's day has 20,000 hosts; reading them all out to rank
+		// them here took 200-400 ms).
+		var top []HostCount
+		if err := db.Raw("SELECT value AS host, SUM(n) AS count FROM refusal_counts WHERE dim = ? AND period >= ? GROUP BY value ORDER BY count DESC, "+bytewise(db, "value")+" LIMIT ?",
+			dimHost, days, n).Scan(&top).Error; err != nil {
+			return nil, fmt.Errorf("models: top refused hosts since %s: %w", since.UTC().Format(time.RFC3339), err)
+		}
+		return top, nil
+	}
 	var counted, part []HostCount
 	err := db.Table("refusal_counts").Select("value AS host, SUM(n) AS count").Where("dim = ? AND period >= ?", dimHost, days).Group("value").Scan(&counted).Error
 	if err == nil && head.Before(days) {
@@ -183,31 +246,56 @@ func (s *Store) TopRefusedHosts(ctx context.Context, since time.Time, n int) ([]
 	return out[:min(n, len(out))], nil
 }
 
-// backfillRefusalCounts fills the counters once for a database whose
-// refusals predate them: one INSERT … SELECT … GROUP BY, so the database
-// does the counting (seconds for millions of rows, where reading them out
-// would take minutes), in one transaction, so no writer adds rows in
-// between. It is not bound by the open's deadline: a big log takes as
-// long as it takes, once.
+// counterDim is one dimension of the counters as SQL over refusals: the
+// period of a row, the dimension's name and the column its value is.
+type counterDim struct{ period, dim, value string }
+
+// counterDims are the counters' dimensions, in the order the migrations
+// added them: the first four with migration 8, reason with migration 14.
+// The period is "hour" or "day", replaced by engine SQL in fillCounters.
+var counterDims = []counterDim{{"hour", dimTotal, "''"}, {"hour", dimTool, "tool"}, {"hour", dimAgent, "agent"}, {"day", dimHost, "host"}, {"hour", dimReason, "reason"}}
+
+// backfillRefusalCounts fills every counter once for a database whose
+// refusals were written without them (the benchmarks' seeds).
 func backfillRefusalCounts(db *gorm.DB) error {
-	db = db.WithContext(context.WithoutCancel(db.Statement.Context))
+	return fillCountersOnce(db, counterDims, "SUM(repeat_count)", true)
+}
+
+// fillCountersOnce fills the counters of dims from the rows when the
+// table is empty: migration 8 counts rows (repeat_count came later, with
+// migration 11).
+func fillCountersOnce(db *gorm.DB, dims []counterDim, n string, ids bool) error {
 	var have int64
 	if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusal_counts LIMIT 1) c").Scan(&have).Error; err != nil || have > 0 {
 		return err
 	}
-	hour, day := "date_trunc('hour', time)", "date_trunc('day', time)"
+	return fillCounters(db, dims, n, ids)
+}
+
+// fillCounters adds the counters of dims for every refusal: one INSERT …
+// SELECT … GROUP BY a dimension, so the database does the counting
+// (seconds for millions of rows, where reading them out would take
+// minutes), in one transaction, so no writer adds rows in between. It is
+// not bound by the open's deadline: a big log takes as long as it takes,
+// once. n is the count of a group (constants only, never input); ids
+// fills the rows' ID ranges (migration 15 added their columns).
+func fillCounters(db *gorm.DB, dims []counterDim, n string, ids bool) error {
+	db = db.WithContext(context.WithoutCancel(db.Statement.Context))
+	period := map[string]string{"hour": "date_trunc('hour', time)", "day": "date_trunc('day', time)"}
 	if isSQLite(db) {
 		// Times are stored as text, "2006-01-02 15:04:05.999999999+00:00"
 		// in UTC, the form a bound time.Time takes: cut to the hour, the day.
-		hour, day = "substr(time, 1, 13) || ':00:00+00:00'", "substr(time, 1, 10) || ' 00:00:00+00:00'"
+		period = map[string]string{"hour": "substr(time, 1, 13) || ':00:00+00:00'", "day": "substr(time, 1, 10) || ' 00:00:00+00:00'"}
 	}
 	err := db.Transaction(func(tx *gorm.DB) error {
-		for _, d := range []struct{ period, dim, value string }{
-			{hour, dimTotal, "''"}, {hour, dimTool, "tool"}, {hour, dimAgent, "agent"}, {day, dimHost, "host"},
-		} {
+		for _, d := range dims {
 			// d holds constants only, never input.
-			err := tx.Exec("INSERT INTO refusal_counts (period, dim, value, kind, n) SELECT " + d.period + ", '" + d.dim + "', " + d.value +
-				", kind, COUNT(*) FROM refusals GROUP BY 1, 3, 4").Error
+			cols, vals := "", ""
+			if ids {
+				cols, vals = ", min_id, max_id", ", MIN(id), MAX(id)"
+			}
+			err := tx.Exec("INSERT INTO refusal_counts (period, dim, value, kind, n" + cols + ") SELECT " + period[d.period] + ", '" + d.dim + "', " + d.value +
+				", kind, " + n + vals + " FROM refusals GROUP BY 1, 3, 4").Error
 			if err != nil {
 				return err
 			}
@@ -227,25 +315,26 @@ func backfillRefusalCounts(db *gorm.DB) error {
 func (s *Store) recountFrom(ctx context.Context, cutoff time.Time) error {
 	hour, day := hourOf(cutoff), utcDay(cutoff)
 	type group struct {
-		Value, Kind string
-		N           int64
+		Value, Kind  string
+		N            int64
+		MinID, MaxID int64
 	}
-	counts := map[countKey]int64{}
+	counts := map[countKey]count{}
 	read := func(col, dim string, from, to time.Time) error {
 		var groups []group
 		by := "kind"
 		if dim != dimTotal {
 			by = col + ", kind"
 		}
-		err := s.r.WithContext(ctx).Table("refusals").Select(col+" AS value, kind, SUM(repeat_count) AS n").
+		err := s.r.WithContext(ctx).Table("refusals").Select(col+" AS value, kind, SUM(repeat_count) AS n, MIN(id) AS min_id, MAX(id) AS max_id").
 			Where("time >= ? AND time < ?", from, to).Group(by).Scan(&groups).Error
 		for _, g := range groups {
-			counts[countKey{from, dim, g.Value, g.Kind}] = g.N
+			counts[countKey{from, dim, g.Value, g.Kind}] = count{g.N, g.MinID, g.MaxID}
 		}
 		return err
 	}
 	if !hour.Equal(cutoff) {
-		for _, d := range []struct{ col, dim string }{{"''", dimTotal}, {"tool", dimTool}, {"agent", dimAgent}} {
+		for _, d := range []struct{ col, dim string }{{"''", dimTotal}, {"tool", dimTool}, {"agent", dimAgent}, {"reason", dimReason}} {
 			if err := read(d.col, d.dim, hour, nextHour(hour)); err != nil {
 				return err
 			}

@@ -57,7 +57,9 @@ func wantCounts(t *testing.T, s *Store, since time.Time) {
 // Finding 6: the log's "today" counters recounted the day on every view.
 // They now come from counters kept with each insert, and agree with the
 // rows for any starting time, on the hour or not.
-func TestCountersAgreeWithTheRows(t *testing.T) {
+func TestCountersAgreeWithTheRows(t *testing.T) { eachEngine(t, testCountersAgreeWithTheRows) }
+
+func testCountersAgreeWithTheRows(t *testing.T) {
 	s := openTestStore(t)
 	base := time.Date(2026, 3, 4, 10, 20, 0, 0, time.UTC)
 	seedHours(t, s, base)
@@ -104,6 +106,10 @@ func TestCountersAreFilledForAnOlderDatabase(t *testing.T) {
 
 // Finding 6: the purge left the refused-host list and the counters behind.
 func TestPurgeKeepsCountersAndHostsInStep(t *testing.T) {
+	eachEngine(t, testPurgeKeepsCountersAndHostsInStep)
+}
+
+func testPurgeKeepsCountersAndHostsInStep(t *testing.T) {
 	s := openTestStore(t)
 	base := time.Date(2026, 3, 4, 10, 20, 0, 0, time.UTC)
 	seedHours(t, s, base)
@@ -131,6 +137,10 @@ func TestPurgeKeepsCountersAndHostsInStep(t *testing.T) {
 // A purge whose cutoff is on the hour (and on midnight) keeps the
 // counters of the hour and day that start there: none of their rows went.
 func TestPurgeOnTheHourKeepsTheNextPeriodsCounters(t *testing.T) {
+	eachEngine(t, testPurgeOnTheHourKeepsTheNextPeriodsCounters)
+}
+
+func testPurgeOnTheHourKeepsTheNextPeriodsCounters(t *testing.T) {
 	s := openTestStore(t)
 	base := time.Date(2026, 3, 4, 22, 20, 0, 0, time.UTC) // the rows cross midnight
 	seedHours(t, s, base)

@@ -12,15 +12,14 @@ import (
 )
 
 // The Overview page's aggregates: refusals over time by class, and the
-// most refused hosts, agents and tools. They are plain, portable queries
-// (COUNT, SUM(CASE …), GROUP BY on plain columns; no date functions, so
-// the buckets are time ranges bound as parameters) over one covering index
-// on (time, kind, reason): a bucket's counts are read from the index
-// alone, never from the rows. At a million refusals (11,000 a day) the
-// page costs about 100 ms of CPU, 35 ms on a reload that finds the closed
-// buckets in an OverviewCache (BenchmarkRefusalOverview). An incremental
-// counters table can replace the bucket queries later without changing
-// RefusalOverview's answer.
+// most refused hosts, agents and tools. They are read from the refusal
+// counters kept with every insert (refusal_counts.go; reasons by hour and
+// kind since migration 14), never by counting rows: at ten million rows,
+// with 2.6 million refusals on the day shown, counting the rows took over
+// 20 s a page (models/refusal_pg_scale_bench_test.go). The answer is the
+// rows' count exactly, including aggregated rows (repeat_count) and
+// refusals timed after "now", which are left out as before. Closed
+// buckets may still come from an OverviewCache.
 
 // KindNetwork is the kind of a refusal that is a failure of the network
 // (DNS, connect, timeout, browser), as the guard names it.
@@ -113,11 +112,11 @@ func (s *Store) RefusalOverview(ctx context.Context, q OverviewQuery) (RefusalOv
 	var out RefusalOverview
 	var err error
 	hour := now.Truncate(time.Hour)
-	if out.Hours, err = countBuckets(db, q.Cache, q.AttackReasons, hour.Add(-time.Duration(q.Hours-1)*time.Hour), q.Hours, func(t time.Time) time.Time { return t.Add(time.Hour) }, now); err != nil {
+	if out.Hours, err = countBuckets(db, q.Cache, q.AttackReasons, hour.Add(-time.Duration(q.Hours-1)*time.Hour), q.Hours, byHour, now); err != nil {
 		return RefusalOverview{}, err
 	}
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	if out.Days, err = countBuckets(db, q.Cache, q.AttackReasons, day.AddDate(0, 0, -(q.Days-1)), q.Days, func(t time.Time) time.Time { return t.AddDate(0, 0, 1) }, now); err != nil {
+	if out.Days, err = countBuckets(db, q.Cache, q.AttackReasons, day.AddDate(0, 0, -(q.Days-1)), q.Days, byDay, now); err != nil {
 		return RefusalOverview{}, err
 	}
 	if err := out.countTops(db, q.TopSince.UTC(), now, q.Top); err != nil {
@@ -126,71 +125,95 @@ func (s *Store) RefusalOverview(ctx context.Context, q OverviewQuery) (RefusalOv
 	return out, nil
 }
 
-// countBuckets counts n consecutive buckets from start, each ending where
-// next says; the last one ends at now. One query per bucket: each is a
-// range scan of the covering index, and bound times are portable where a
-// date function is not.
-func countBuckets(db *gorm.DB, cache *OverviewCache, attack []string, start time.Time, n int, next func(time.Time) time.Time, now time.Time) ([]OverviewBucket, error) {
-	// An empty IN () is not valid SQL everywhere; no reason matches "".
-	if len(attack) == 0 {
-		attack = []string{""}
-	}
-	// An aggregated row stands for repeat_count refusals (a burst).
-	sel := "COALESCE(SUM(repeat_count), 0) AS total, " +
-		"COALESCE(SUM(CASE WHEN kind = ? THEN repeat_count ELSE 0 END), 0) AS network, " +
-		"COALESCE(SUM(CASE WHEN kind <> ? AND reason IN ? THEN repeat_count ELSE 0 END), 0) AS attack"
+// countBuckets counts n consecutive buckets from start, each one period
+// of g; the last one ends at now. The closed ones are taken from the cache
+// where it has them; the others come from the hourly reason counters,
+// read in one range from the first bucket not cached, and summed into
+// their buckets here (bound times, no date function: portable). Refusals
+// timed after now in the last bucket (a clock ahead of this one) are
+// counted from the rows and taken out, as counting the rows would.
+func countBuckets(db *gorm.DB, cache *OverviewCache, attack []string, start time.Time, n int, g granularity, now time.Time) ([]OverviewBucket, error) {
 	out := make([]OverviewBucket, n)
-	for i := range out {
-		if b, ok := cache.get(start, next(start), attack); ok {
-			out[i] = b
-			start = next(start)
-			continue
+	cached := make([]bool, n)
+	first := n - 1
+	for i, at := 0, start; i < n; i, at = i+1, g.next(at) {
+		out[i] = OverviewBucket{Start: at, End: g.next(at)}
+		if b, ok := cache.get(at, g.next(at), attack); ok && i < n-1 {
+			out[i], cached[i] = b, true
+		} else {
+			first = min(first, i)
 		}
-		end := next(start)
-		if i == n-1 {
-			end = now.Add(time.Nanosecond)
+	}
+	index := make(map[int64]int, n-first)
+	for i := first; i < n; i++ {
+		if !cached[i] {
+			index[out[i].Start.Unix()] = i
 		}
-		var c struct{ Total, Network, Attack int64 }
-		err := db.Table("refusals").Select(sel, KindNetwork, KindNetwork, attack).
-			Where("time >= ? AND time < ?", start, end).Scan(&c).Error
-		if err != nil {
-			return nil, fmt.Errorf("models: counting refusals from %s: %w", start.Format(time.RFC3339), err)
+	}
+	// Each hour's counters come classed and summed, an hour a row (720
+	// for 30 days, not one per reason and kind).
+	if len(attack) == 0 {
+		attack = []string{""} // no empty IN (); an attack reason is never ""
+	}
+	class := "COALESCE(SUM(CASE WHEN kind = ? THEN %[1]s ELSE 0 END), 0) AS network, COALESCE(SUM(CASE WHEN kind <> ? AND %[2]s IN ? THEN %[1]s ELSE 0 END), 0) AS attack, " +
+		"COALESCE(SUM(%[1]s), 0) AS total"
+	var hours []struct {
+		Period                 time.Time
+		Network, Attack, Total int64
+	}
+	end := out[n-1].End
+	if err := db.Raw("SELECT period, "+fmt.Sprintf(class, "n", "value")+" FROM refusal_counts WHERE "+dimIs(dimReason)+" AND period >= ? AND period < ? GROUP BY period",
+		KindNetwork, KindNetwork, attack, out[first].Start, end).Scan(&hours).Error; err != nil {
+		return nil, fmt.Errorf("models: counting refusals from %s: %w", out[first].Start.Format(time.RFC3339), err)
+	}
+	for _, h := range hours {
+		if i, ok := index[g.floor(h.Period).Unix()]; ok {
+			out[i].Network += h.Network
+			out[i].Attack += h.Attack
+			out[i].Policy += h.Total - h.Network - h.Attack
 		}
-		out[i] = OverviewBucket{Start: start, End: next(start), Attack: c.Attack, Network: c.Network, Policy: c.Total - c.Attack - c.Network}
-		if i < n-1 {
+	}
+	var late struct{ Network, Attack, Total int64 }
+	if err := db.Raw("SELECT "+fmt.Sprintf(class, "repeat_count", "reason")+" FROM refusals WHERE time > ? AND time < ?", KindNetwork, KindNetwork, attack, now, end).
+		Scan(&late).Error; err != nil {
+		return nil, fmt.Errorf("models: counting refusals after %s: %w", now.Format(time.RFC3339), err)
+	}
+	last := &out[n-1]
+	last.Network -= late.Network
+	last.Attack -= late.Attack
+	last.Policy -= late.Total - late.Network - late.Attack
+	for i := first; i < n-1; i++ {
+		if !cached[i] {
 			cache.put(out[i], attack, now)
 		}
-		start = next(start)
 	}
 	return out, nil
 }
 
-// countTops fills the top lists and reasons for since until now. Each
-// list is one grouped range scan of the window that returns only its top
-// rows (plus one, for the blank name left out).
+// countTops fills the top lists and reasons for since until now from the
+// counters (windowSums): hosts by day, the others by hour.
 func (o *RefusalOverview) countTops(db *gorm.DB, since, now time.Time, top int) error {
 	until := now.Add(time.Nanosecond)
 	for _, l := range []struct {
-		col string
-		dst *[]NameCount
-	}{{"host", &o.TopHosts}, {"agent", &o.TopAgents}, {"tool", &o.TopTools}} {
-		// Grouped by an expression, not the bare column: given GROUP BY
-		// host, SQLite walks the whole host index (every refusal ever)
-		// instead of the window's range of the time index. The expression
-		// means the same in any SQL and leaves the time index the only
-		// choice.
-		var rows []NameCount
-		err := db.Raw("SELECT "+l.col+" || '' AS name, SUM(repeat_count) AS count FROM refusals WHERE time >= ? AND time < ? "+
-			"GROUP BY "+l.col+" || '' ORDER BY count DESC, name LIMIT ?", since, until, top+1).Scan(&rows).Error
+		dim, col string
+		g        granularity
+		dst      *[]NameCount
+	}{{dimHost, "host", byDay, &o.TopHosts}, {dimAgent, "agent", byHour, &o.TopAgents}, {dimTool, "tool", byHour, &o.TopTools}} {
+		rows, err := topValues(db, l.dim, l.col, l.g, since, until, top)
 		if err != nil {
 			return fmt.Errorf("models: top refused %ss: %w", l.col, err)
 		}
-		rows = slices.DeleteFunc(rows, func(r NameCount) bool { return r.Name == "" })
-		*l.dst = rows[:min(top, len(rows))]
+		*l.dst = rows
 	}
-	if err := db.Raw("SELECT kind || '' AS kind, reason || '' AS reason, SUM(repeat_count) AS count FROM refusals WHERE time >= ? AND time < ? "+
-		"GROUP BY kind || '', reason || ''", since, until).Scan(&o.Reasons).Error; err != nil {
+	sums, err := windowSums(db, dimReason, "reason", byHour, since, until)
+	if err != nil {
 		return fmt.Errorf("models: refusals by reason: %w", err)
+	}
+	o.Reasons = o.Reasons[:0]
+	for k, n := range sums {
+		if n > 0 {
+			o.Reasons = append(o.Reasons, ReasonCount{Kind: k.Kind, Reason: k.Value, Count: n})
+		}
 	}
 	slices.SortFunc(o.Reasons, func(a, b ReasonCount) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
@@ -199,4 +222,19 @@ func (o *RefusalOverview) countTops(db *gorm.DB, since, now time.Time, top int) 
 		return cmp.Or(strings.Compare(a.Kind, b.Kind), strings.Compare(a.Reason, b.Reason))
 	})
 	return nil
+}
+
+// overviewFromCounters is migration 14: the counters gain the reason
+// dimension by hour, filled from the rows already there, and the
+// Overview, which reads them from now on, no longer needs its index on
+// the rows (one index fewer to keep up per insert).
+func overviewFromCounters(tx *gorm.DB, _ engine) error {
+	// A database migrated again (version forgotten) has them already.
+	if err := tx.Exec("DELETE FROM refusal_counts WHERE dim = ?", dimReason).Error; err != nil {
+		return err
+	}
+	if err := fillCounters(tx, counterDims[4:], "SUM(repeat_count)", false); err != nil {
+		return err
+	}
+	return tx.Exec("DROP INDEX IF EXISTS idx_refusals_overview").Error
 }

@@ -8,7 +8,9 @@ import (
 // The Overview's counts are checked against refusals placed on both sides
 // of every boundary: the hour and day buckets, the classes, the window of
 // the top lists, and the blank host that is no host to list.
-func TestRefusalOverviewCounts(t *testing.T) {
+func TestRefusalOverviewCounts(t *testing.T) { eachEngine(t, testRefusalOverviewCounts) }
+
+func testRefusalOverviewCounts(t *testing.T) {
 	s := openTestStore(t)
 	ctx := testCtx(t)
 	now := time.Date(2026, 3, 10, 14, 30, 0, 0, time.UTC)
@@ -92,6 +94,10 @@ func TestRefusalOverviewCounts(t *testing.T) {
 // it stands for, in the buckets, the classes and the top lists, as the
 // log's counters count it.
 func TestRefusalOverviewCountsAnAggregatedRowsRefusals(t *testing.T) {
+	eachEngine(t, testRefusalOverviewCountsAnAggregatedRowsRefusals)
+}
+
+func testRefusalOverviewCountsAnAggregatedRowsRefusals(t *testing.T) {
 	s := openTestStore(t)
 	ctx := testCtx(t)
 	now := time.Date(2026, 3, 10, 14, 30, 0, 0, time.UTC)
@@ -147,7 +153,9 @@ func equalCounts(a, b []NameCount) bool {
 
 // A reload counts the current hour again but takes a closed hour from the
 // cache until the entry expires.
-func TestRefusalOverviewCache(t *testing.T) {
+func TestRefusalOverviewCache(t *testing.T) { eachEngine(t, testRefusalOverviewCache) }
+
+func testRefusalOverviewCache(t *testing.T) {
 	s := openTestStore(t)
 	ctx := testCtx(t)
 	now := time.Date(2026, 3, 10, 14, 30, 0, 0, time.UTC)

@@ -234,7 +234,11 @@ func scaleCases(s *Store, sh scaleShape) []scaleCase {
 	}
 	since2000 := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	day := sh.floodDay
-	overview := OverviewQuery{Now: day.Add(23 * time.Hour), Hours: 24, Days: 30, Top: 8, TopSince: day.Add(-time.Hour),
+	// The Overview as the page asks for it in the last second of the
+	// flooded day (web/overview.go): 24 hours, 30 days, top lists from
+	// yesterday's midnight. (Until the counters answered it, Now was 23:00
+	// and the top lists began an hour before the day: over 20 s either way.)
+	overview := OverviewQuery{Now: day.Add(24*time.Hour - time.Second), Hours: 24, Days: 30, Top: 8, TopSince: day.Add(-24 * time.Hour),
 		AttackReasons: []string{"internal_name", "internal_address", "metadata", "connect_check", "numeric_host", "zone", "tunnel_name"}}
 	return append(cases,
 		scaleCase{"reason", list(RefusalQuery{Reason: "metadata"})},

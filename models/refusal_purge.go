@@ -32,18 +32,20 @@ func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int
 	fail := func(err error) (int64, error) {
 		return total, fmt.Errorf("models: purging refusals before %s stopped after %d rows: %w", cutoff.Format(time.RFC3339), total, err)
 	}
+	var from time.Time // where the next chunk starts: see purgeChunk
 	for {
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
-		res := s.purgeChunk(ctx, table, cutoff)
-		if res.Error != nil {
-			return fail(res.Error)
+		n, last, err := s.purgeChunk(ctx, table, from, cutoff)
+		if err != nil {
+			return fail(err)
 		}
-		total += res.RowsAffected
-		if res.RowsAffected < purgeChunk {
+		total += n
+		if n < purgeChunk {
 			break
 		}
+		from = last
 	}
 	if total == 0 {
 		return 0, nil
@@ -102,22 +104,45 @@ func (s *Store) purgeRefusalHosts(ctx context.Context) error {
 	}
 }
 
-// purgeChunk deletes one chunk of table's rows before cutoff, with their
-// search text for refusals, in one transaction.
-func (s *Store) purgeChunk(ctx context.Context, table string, cutoff time.Time) *gorm.DB {
-	const chunk = " WHERE id IN (SELECT id FROM %s WHERE time < ? ORDER BY time LIMIT ?)"
-	var res *gorm.DB
-	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+// purgeChunk deletes one chunk of table's rows from from to before
+// cutoff, oldest first, with their search text for refusals, in one
+// transaction, and returns how many it deleted and the time of the
+// newest. The next chunk starts at that time: PostgreSQL keeps a deleted
+// row's index entries until VACUUM, and a chunk that sought the oldest
+// rows from the start of the time index walked every entry the chunks
+// before it had deleted (millions, by the end of a big purge).
+func (s *Store) purgeChunk(ctx context.Context, table string, from, cutoff time.Time) (n int64, last time.Time, err error) {
+	err = s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var chunk []struct {
+			ID   int64
+			Time time.Time
+		}
+		q := tx.Table(table).Select("id, time").Where("time < ?", cutoff)
+		if !from.IsZero() {
+			q = q.Where("time >= ?", from)
+		}
+		if err := q.Order("time").Limit(purgeChunk).Scan(&chunk).Error; err != nil {
+			return err
+		}
+		if len(chunk) == 0 {
+			return nil
+		}
+		ids := make([]int64, len(chunk))
+		for i, r := range chunk {
+			ids[i] = r.ID
+		}
+		last = chunk[len(chunk)-1].Time
 		if table == "refusals" {
-			if err := tx.Exec("DELETE FROM refusal_texts"+fmt.Sprintf(chunk, table), cutoff, purgeChunk).Error; err != nil {
+			if err := tx.Exec("DELETE FROM refusal_texts WHERE id IN ?", ids).Error; err != nil {
 				return err
 			}
 		}
-		res = tx.Exec("DELETE FROM "+table+fmt.Sprintf(chunk, table), cutoff, purgeChunk)
+		res := tx.Exec("DELETE FROM "+table+" WHERE id IN ?", ids)
+		n = res.RowsAffected
 		return res.Error
 	})
-	if res == nil || (err != nil && res.Error == nil) {
-		return &gorm.DB{Error: err}
+	if err != nil {
+		return 0, time.Time{}, err
 	}
-	return res
+	return n, last, nil
 }

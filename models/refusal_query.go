@@ -60,6 +60,9 @@ type RefusalQuery struct {
 	// drive, when set, names the column whose index PostgreSQL walks
 	// (pgDriver).
 	drive string
+	// idLow and idHigh, when not 0, bound the IDs of rows in the time
+	// filter (refusal_id_range.go).
+	idLow, idHigh int64
 }
 
 func (q RefusalQuery) pageSize() (int, error) {
@@ -90,6 +93,12 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 	if q.BeforeID > 0 {
 		db = db.Where("id < ?", q.BeforeID)
 	}
+	if q.idLow > 0 {
+		db = db.Where("id >= ?", q.idLow)
+	}
+	if q.idHigh > 0 {
+		db = db.Where("id <= ?", q.idHigh)
+	}
 	// A fixed order keeps the generated SQL identical for identical filters.
 	for _, f := range [...]struct{ col, v string }{{"code", q.Code}, {"reason", q.Reason}, {"tool", q.Tool}, {"agent", q.Agent}, {"kind", q.Kind}, {"ticket", q.Ticket}, {"integration", q.Integration}} {
 		if f.v != "" {
@@ -111,10 +120,10 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 		db = q.whereEquals(db, "status", string(q.Status))
 	}
 	if !q.Since.IsZero() {
-		db = db.Where("time >= ?", q.Since.UTC())
+		db = db.Where(q.timeCondition(db, ">="), q.Since.UTC())
 	}
 	if !q.Until.IsZero() {
-		db = db.Where("time < ?", q.Until.UTC())
+		db = db.Where(q.timeCondition(db, "<"), q.Until.UTC())
 	}
 	return q.searchFilter(db)
 }
@@ -159,11 +168,18 @@ func (s *Store) ListRefusals(ctx context.Context, q RefusalQuery) ([]Refusal, in
 		return nil, 0, err
 	}
 	db := s.r.WithContext(ctx)
+	q, none, err := q.boundIDs(db)
+	if err != nil || none {
+		return nil, 0, err
+	}
 	// One extra ID tells us whether another page exists without a COUNT.
 	var ids []int64
 	var next int64
 	if q.windowed() {
-		ids, next, err = q.searchIDs(db, limit)
+		err = serialOnPostgres(db, func(db *gorm.DB) (err error) {
+			ids, next, err = q.searchIDs(db, limit)
+			return err
+		})
 	} else {
 		ids, err = q.pageIDs(db, limit+1)
 		if len(ids) > limit {

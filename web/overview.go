@@ -43,9 +43,12 @@ var attackReasons = func() []string {
 
 func (s *Server) overviewPage(c echo.Context) error {
 	now := s.d.Now().UTC()
-	// The top lists start on a whole minute, the precision of the log's
-	// From filter, so a row's count and its link's log agree exactly.
-	since := now.Truncate(time.Minute).Add(-24 * time.Hour)
+	// The top lists cover yesterday and today (UTC): whole days, which the
+	// store's counters answer without counting rows (a rolling 24 hours
+	// would count up to half a day of rows, hundreds of thousands during
+	// a flood), and on a minute, so a row's count and its link's log
+	// agree exactly.
+	since := time.Date(now.Year(), now.Month(), now.Day()-1, 0, 0, 0, 0, time.UTC)
 	o, err := s.d.Store.RefusalOverview(c.Request().Context(), models.OverviewQuery{
 		Now: now, Hours: overviewHours, Days: overviewDays, Top: overviewTop, TopSince: since,
 		AttackReasons: attackReasons, Cache: s.overview,
@@ -65,7 +68,7 @@ func overviewView(o models.RefusalOverview, since time.Time) views.OverviewView 
 			Caption: "Refusals per hour over the last 24 hours, stacked: attack-like, policy and network failures. Each bar opens the log for its hour."},
 		Days: views.Chart{ID: "days", Title: "Last 30 days, by day",
 			Caption: "Refusals per day over the last 30 days, stacked: attack-like, policy and network failures. Each bar opens the log for its day."},
-		Window:      "since " + since.Format("2006-01-02 15:04") + " UTC (24 hours)",
+		Window:      "since " + since.Format("Mon 2006-01-02") + " 00:00 UTC (yesterday and today)",
 		NetworkHref: logHref("kind", string(guard.KindNetwork), "from", from),
 		LogHref:     "/refusals",
 		SpikeRule:   fmt.Sprintf("A spike is an hour with at least %d attack-like refusals and more than %d times the 24 hours' median.", spikeMinHour, spikeFactor),

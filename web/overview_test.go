@@ -170,3 +170,33 @@ func TestLandingPageByRole(t *testing.T) {
 		t.Errorf("support signs in to %q, want /overview", got)
 	}
 }
+
+// The top lists cover yesterday and today (UTC), from yesterday's
+// midnight: whole days, which the store's counters answer. A refusal on
+// yesterday's first minute is listed, one a minute before it is not, and
+// the list says where it starts; its link's log counts the same.
+func TestOverviewTopListsCoverYesterdayAndToday(t *testing.T) {
+	now := time.Now().UTC().Truncate(24 * time.Hour).Add(9*time.Hour + 10*time.Minute)
+	h := overviewAt(t, now)
+	yesterday := now.Truncate(24 * time.Hour).Add(-24 * time.Hour)
+	rows := []models.Refusal{
+		{Time: yesterday.Add(30 * time.Second), Host: "early.example", URL: "https://early.example/", Agent: "bot", Tool: "fetch_url", Reason: "not_allowlisted", Kind: "policy"},
+		{Time: yesterday.Add(-time.Minute), Host: "before.example", URL: "https://before.example/", Agent: "bot", Tool: "fetch_url", Reason: "not_allowlisted", Kind: "policy"},
+	}
+	if err := h.store.InsertRefusals(t.Context(), rows); err != nil {
+		t.Fatal(err)
+	}
+	sam := h.signedIn("sam", models.RoleSupport)
+	p := sam.get("/overview")
+	list := p.doc.Find(`[data-testid="top-hosts"]`)
+	if got := list.Find("tr a").Text(); got != "early.example" {
+		t.Errorf("top hosts = %q, want early.example alone (before.example is from the day before yesterday)", got)
+	}
+	if want := "since " + yesterday.Format("Mon 2006-01-02") + " 00:00 UTC"; !strings.Contains(list.Text(), want) {
+		t.Errorf("the top list does not say %q: %q", want, list.Text())
+	}
+	href, _ := list.Find("tr a").Attr("href")
+	if got := logRows(t, sam, href); got != 1 {
+		t.Errorf("%s shows %d refusals, want the 1 the list counts", href, got)
+	}
+}

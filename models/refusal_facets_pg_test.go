@@ -1,0 +1,55 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// The menus are the same whichever way the skip scan walks: the smallest
+// MaxFacetValues values, ascending, with a column of more values than
+// the downward scan reads falling back to the upward one, and values
+// whose rows were purged gone from both.
+func TestRefusalValuesAreTheSameDownwards(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		rows := make([]Refusal, skipScanDownSteps+3)
+		for i := range rows {
+			// Agents in a scrambled order of IDs, so the order of the
+			// values is not the order of the rows.
+			rows[i] = Refusal{Agent: fmt.Sprintf("agent-%04d", (i*7919)%len(rows)), Tool: fmt.Sprintf("tool-%d", i%3)}
+		}
+		if err := s.InsertRefusals(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+		up := func(col string) []string {
+			var out []string
+			if err := s.r.Raw("SELECT DISTINCT "+col+" FROM refusals WHERE "+col+" > '' ORDER BY "+col+" LIMIT ?", MaxFacetValues).Scan(&out).Error; err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		got, err := s.RefusalValues(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := up("agent"); !slices.Equal(got.Agents, want) || len(want) != MaxFacetValues {
+			t.Errorf("agents = %d from %q, want %d from %q", len(got.Agents), got.Agents[0], len(want), want[0])
+		}
+		down, complete, err := s.skipScanDown(ctx, "refusals", "agent")
+		if err != nil || complete || down != nil {
+			t.Errorf("downward scan of %d agents = %d values, complete %v, %v; want it to give up past %d", len(rows), len(down), complete, err, skipScanDownSteps)
+		}
+		if down, complete, err := s.skipScanDown(ctx, "refusals", "tool"); err != nil || !complete || !slices.Equal(down, []string{"tool-0", "tool-1", "tool-2"}) {
+			t.Errorf("downward scan of the tools = %q, complete %v, %v", down, complete, err)
+		}
+		// A purged value leaves the menu.
+		if err := s.w.Exec("DELETE FROM refusals WHERE tool = 'tool-1'").Error; err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.RefusalValues(ctx); err != nil || !slices.Equal(got.Tools, []string{"tool-0", "tool-2"}) {
+			t.Errorf("tools after deleting tool-1 = %q, %v", got.Tools, err)
+		}
+	})
+}
