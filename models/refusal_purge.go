@@ -37,6 +37,7 @@ func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
+		began := time.Now()
 		n, last, err := s.purgeChunk(ctx, table, from, cutoff)
 		if err != nil {
 			return fail(err)
@@ -46,6 +47,9 @@ func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int
 			break
 		}
 		from = last
+		if err := purgePause(ctx, time.Since(began)); err != nil {
+			return fail(err)
+		}
 	}
 	if total == 0 {
 		return 0, nil
@@ -60,6 +64,23 @@ func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int
 		return fail(err)
 	}
 	return total, nil
+}
+
+// purgePause waits as long as the chunk before it took (at most a
+// second) before the next: a retention purge is background upkeep, and
+// back-to-back chunks kept a core and the disk busy for minutes, which
+// put the log page's p95 at 365 ms during a 2.5-million-row purge on
+// PostgreSQL. Pausing halves the purge's share at most, and a purge of a
+// day's rows still ends within minutes.
+func purgePause(ctx context.Context, chunk time.Duration) error {
+	t := time.NewTimer(min(chunk, time.Second))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // purgeCounts drops the counters of periods wholly before cutoff and
