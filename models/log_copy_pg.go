@@ -3,7 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
-	"time"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -19,8 +19,8 @@ import (
 // about what the table and its indexes cost. COPY has no parameter limit
 // (pgx streams the rows in buffers of 64 KB), so a batch of any size is
 // one COPY per table. The upserts (refused hosts, counters) cannot be a
-// COPY; they bind one array per column instead, one plan whatever the
-// batch's size.
+// COPY: they run the multi-row statements SQLite runs (multirow.go), on
+// the same transaction.
 //
 // Everything of one batch runs in one transaction that holds the write
 // lock, as lockingPool's transactions do: a COPY that fails half-way
@@ -91,6 +91,7 @@ func (s *Store) copyRefusals(ctx context.Context, rows []Refusal) error {
 		if len(ids) != len(rows) {
 			return fmt.Errorf("drawing %d refusal IDs gave %d", len(rows), len(ids))
 		}
+		slices.Sort(ids) // drawn in order; the order is the rows' and the log's
 		for i := range rows {
 			rows[i].ID = ids[i]
 		}
@@ -107,35 +108,14 @@ func (s *Store) copyRefusals(ctx context.Context, rows []Refusal) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, hostUpsertPG, distinctHosts(rows)); err != nil {
-			return fmt.Errorf("adding the refused hosts: %w", err)
+		// The hosts and counters: the same statements as on SQLite, on
+		// this transaction.
+		stx := sqlTx{ctx: ctx, pg: tx, dialect: "postgres"}
+		if err := recordHosts(stx, rows); err != nil {
+			return err
 		}
-		return upsertCountsPG(ctx, tx, countRows(rows))
+		return addCounts(stx, countRows(rows))
 	})
-}
-
-// hostUpsertPG is hostInsert with one array for every row.
-const hostUpsertPG = "INSERT INTO refusal_hosts (host) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING"
-
-// countUpsertPG is countUpsert with one array per column. The keys are
-// distinct (an ON CONFLICT DO UPDATE may touch a row once) and sorted
-// (sortedCounts), so two writers lock counter rows in the same order.
-const countUpsertPG = "INSERT INTO refusal_counts (period, dim, value, kind, n) " +
-	"SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::bigint[]) " +
-	"ON CONFLICT (period, dim, value, kind) DO UPDATE SET n = refusal_counts.n + excluded.n"
-
-func upsertCountsPG(ctx context.Context, tx pgx.Tx, counts map[countKey]int64) error {
-	keys := sortedCounts(counts)
-	periods := make([]time.Time, len(keys))
-	dims, values, kinds := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys))
-	ns := make([]int64, len(keys))
-	for i, k := range keys {
-		periods[i], dims[i], values[i], kinds[i], ns[i] = k.period, k.dim, k.value, k.kind, counts[k]
-	}
-	if _, err := tx.Exec(ctx, countUpsertPG, periods, dims, values, kinds, ns); err != nil {
-		return fmt.Errorf("updating the refusal counters: %w", err)
-	}
-	return nil
 }
 
 // copyDecisions stores rows (normalised by InsertDecisions) in one COPY;

@@ -78,7 +78,13 @@ var countUpsert = rowsStmt{
 
 // addCounts adds counts to the counters, inside the caller's transaction.
 func addCounts(tx sqlTx, counts map[countKey]int64) error {
-	keys := sortedCounts(counts)
+	keys := make([]countKey, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	// A fixed order: two writers upserting the same keys in PostgreSQL
+	// take their row locks in the same order and cannot deadlock.
+	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
 	args := make([]any, 0, len(keys)*countUpsert.cols)
 	for _, k := range keys {
 		args = append(args, k.period, k.dim, k.value, k.kind, counts[k])
@@ -87,18 +93,6 @@ func addCounts(tx sqlTx, counts map[countKey]int64) error {
 		return fmt.Errorf("updating the refusal counters: %w", err)
 	}
 	return nil
-}
-
-// sortedCounts is the keys of counts in a fixed order: two writers
-// upserting the same keys in PostgreSQL take their row locks in the same
-// order and cannot deadlock.
-func sortedCounts(counts map[countKey]int64) []countKey {
-	keys := make([]countKey, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
-	return keys
 }
 
 func (a countKey) less(b countKey) bool {
