@@ -51,8 +51,8 @@ func loadSetting(name string, def int) int {
 // committed, so a writer that falls behind lowers it); the CPU time spent
 // per record by the serving process (utime+stime from /proc/PID/stat, so
 // the load generator in this process is not counted) and, on PostgreSQL,
-// by the server (every backend's, pgtest.ServerCPU, the log page's
-// queries included); and the log page's p95. It asserts only what must hold at any speed: every answered
+// by the server (every backend's, pgtest.ServerCPU), and of that the log
+// page's queries (its console's backends); and the log page's p95. It asserts only what must hold at any speed: every answered
 // refusal is a row. Turn it on with OUTBOUND_LOAD=1.
 func TestIngestLoad(t *testing.T) {
 	bin := loadTestBinary(t)
@@ -82,7 +82,14 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	}
 	// The log page comes from a console of its own (a second replica on
 	// the same store), so the serving process's CPU is the records' alone.
-	console := startReplica(t, bin, db, serveLine, "serve")
+	// On PostgreSQL its connections are named, so the CPU of their
+	// backends (the page's queries) is told apart from the writer's.
+	const pageApp = "outbound-load-log-page"
+	pageDB := db
+	if models.IsPostgres(db) {
+		pageDB = pgtest.WithApplicationName(db, pageApp)
+	}
+	console := startReplica(t, bin, pageDB, serveLine, "serve")
 	var served *replicaProc
 	var send func(string) error
 	switch path {
@@ -152,7 +159,17 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	// On PostgreSQL the server's backends write the rows: their CPU is
 	// the store's share of each record (the log page's queries included).
 	storeCPU := func() time.Duration { d, _ := pgtest.ServerCPU(db); return d }
-	cpu0, store0 := pidsCPU(t, pids), storeCPU()
+	pageCPU := func() map[int]time.Duration {
+		if !models.IsPostgres(db) {
+			return nil
+		}
+		m, err := pgtest.BackendsCPU(db, pageApp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	cpu0, store0, page0 := pidsCPU(t, pids), storeCPU(), pageCPU()
 	var next, answered atomic.Int64
 	var failed atomic.Value
 	var wg sync.WaitGroup
@@ -189,6 +206,10 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	}
 	committed := time.Since(start)
 	cpu, storeUsed := pidsCPU(t, pids)-cpu0, storeCPU()-store0
+	var pageUsed time.Duration
+	for pid, d := range pageCPU() {
+		pageUsed += d - page0[pid] // a backend new since the start counts whole
+	}
 	close(stop)
 	reader.Wait()
 	if msg := failed.Load(); msg != nil {
@@ -211,10 +232,10 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	}
 	p95, idleP95 := percentile95(pages), percentile95(idle)
 	load, _ := os.ReadFile("/proc/loadavg")
-	t.Logf("%s: %d refusals from %d clients over %d hosts: answered %.0f/s during %v; committed %.0f rows/s (last row %v after the last answer); serving CPU %.1f µs/record (process %.1f + PostgreSQL %.1f); log page p95 %v over %d loads (%v after the load); loadavg %s",
+	t.Logf("%s: %d refusals from %d clients over %d hosts: answered %.0f/s during %v; committed %.0f rows/s (last row %v after the last answer); serving CPU %.1f µs/record (process %.1f + PostgreSQL %.1f, of which the log page's queries %.1f); log page p95 %v over %d loads (%v after the load); loadavg %s",
 		path, want, clients, min(int64(hosts), want), float64(want)/loadTime.Seconds(), loadTime.Round(time.Millisecond),
 		float64(want)/committed.Seconds(), (committed - loadTime).Round(time.Millisecond),
-		float64((cpu+storeUsed).Microseconds())/float64(want), float64(cpu.Microseconds())/float64(want), float64(storeUsed.Microseconds())/float64(want), p95.Round(100*time.Microsecond), len(pages), idleP95.Round(100*time.Microsecond), strings.Fields(string(load))[:3])
+		float64((cpu+storeUsed).Microseconds())/float64(want), float64(cpu.Microseconds())/float64(want), float64(storeUsed.Microseconds())/float64(want), float64(pageUsed.Microseconds())/float64(want), p95.Round(100*time.Microsecond), len(pages), idleP95.Round(100*time.Microsecond), strings.Fields(string(load))[:3])
 }
 
 // apiRefusal sends fetch_url calls through the JSON API; each must be

@@ -1,6 +1,7 @@
 package pgtest
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // ServerCPU is the CPU time (user and system) the PostgreSQL server dsn
@@ -87,4 +90,46 @@ func procStat(pid int) ([]string, error) {
 func ticks(s string) time.Duration {
 	n, _ := strconv.ParseInt(s, 10, 64)
 	return time.Duration(n) * 10 * time.Millisecond
+}
+
+// BackendsCPU is the CPU time each live backend of the server dsn names
+// has used, by PID, for the connections whose application_name is app (a
+// DSN parameter): so a test can tell one client process's share of the
+// server's CPU from another's.
+func BackendsCPU(dsn, app string) (map[int]time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE application_name = $1", app)
+	if err != nil {
+		return nil, err
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]time.Duration, len(pids))
+	for _, pid := range pids {
+		if f, err := procStat(int(pid)); err == nil {
+			out[int(pid)] = ticks(f[11]) + ticks(f[12])
+		}
+	}
+	return out, nil
+}
+
+// WithApplicationName is dsn with its connections named app
+// (application_name), for BackendsCPU.
+func WithApplicationName(dsn, app string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return dsn
+	}
+	q := u.Query()
+	q.Set("application_name", app)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
