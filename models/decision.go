@@ -100,12 +100,14 @@ var decisionInsert = rowsStmt{
 	cols: len(decisionColumns),
 }
 
-// decisionColumns are the decisions' columns, as decisionValues gives them.
+// decisionColumns are the decisions' columns, as appendDecisionValues
+// gives them.
 var decisionColumns = []string{"time", "tool", "agent", "ticket", "thread", "trigger_info", "host", "port", "url", "outcome", "code", "cached", "proxied", "elapsed_ms"}
 
-// decisionValues is d's values of decisionColumns, normalised: a zero
-// Time becomes now, times are in UTC, the URL is capped.
-func decisionValues(d *Decision, now time.Time) []any {
+// appendDecisionValues appends d's values of decisionColumns to dst,
+// normalised: a zero Time becomes now, times are in UTC, the URL is
+// capped.
+func appendDecisionValues(dst []any, d *Decision, now time.Time) []any {
 	at := d.Time
 	if at.IsZero() {
 		at = now
@@ -114,8 +116,8 @@ func decisionValues(d *Decision, now time.Time) []any {
 	if outcome == "" {
 		outcome = DecisionAllowed
 	}
-	return []any{at.UTC(), d.Tool, d.Agent, d.Ticket, d.Thread, d.Trigger, d.Host, d.Port,
-		capText(d.URL, MaxDecisionURL), outcome, d.Code, d.Cached, d.Proxied, d.ElapsedMS}
+	return append(dst, at.UTC(), d.Tool, d.Agent, d.Ticket, d.Thread, d.Trigger, d.Host, d.Port,
+		capText(d.URL, MaxDecisionURL), outcome, d.Code, d.Cached, d.Proxied, d.ElapsedMS)
 }
 
 // InsertDecisions stores rows in one transaction, in their order. IDs are
@@ -129,9 +131,9 @@ func (s *Store) InsertDecisions(ctx context.Context, rows []Decision) error {
 		return nil
 	}
 	now := time.Now().UTC()
-	values := make([][]any, len(rows))
+	values := make([]any, 0, len(rows)*len(decisionColumns))
 	for i := range rows {
-		values[i] = decisionValues(&rows[i], now)
+		values = appendDecisionValues(values, &rows[i], now)
 	}
 	var err error
 	if s.engine == enginePostgres {
@@ -145,12 +147,9 @@ func (s *Store) InsertDecisions(ctx context.Context, rows []Decision) error {
 	return nil
 }
 
-// insertDecisionRows is InsertDecisions in multi-row statements.
-func (s *Store) insertDecisionRows(ctx context.Context, rows [][]any) error {
-	args := make([]any, 0, decisionInsert.cols*len(rows))
-	for _, r := range rows {
-		args = append(args, r...)
-	}
+// insertDecisionRows is InsertDecisions in multi-row statements over
+// args, the values of decisionColumns row after row.
+func (s *Store) insertDecisionRows(ctx context.Context, args []any) error {
 	if err := s.prepareAll(ctx, decisionInsert); err != nil {
 		return err
 	}

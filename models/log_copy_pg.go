@@ -95,15 +95,18 @@ func (s *Store) copyRefusals(ctx context.Context, rows []Refusal) error {
 		for i := range rows {
 			rows[i].ID = ids[i]
 		}
+		// One buffer for every row: pgx encodes a row before it asks
+		// for the next.
 		cols := append([]string{"id"}, refusalColumns...)
+		buf := make([]any, 0, len(cols))
 		err = copyRows(ctx, tx, "refusals", cols, len(rows), func(i int) []any {
-			return append([]any{rows[i].ID}, refusalValues(&rows[i])...)
+			return appendRefusalValues(append(buf[:0], rows[i].ID), &rows[i])
 		})
 		if err != nil {
 			return err
 		}
 		err = copyRows(ctx, tx, "refusal_texts", []string{"id", "text"}, len(rows), func(i int) []any {
-			return []any{rows[i].ID, searchText(&rows[i])}
+			return append(buf[:0], rows[i].ID, searchText(&rows[i]))
 		})
 		if err != nil {
 			return err
@@ -118,10 +121,12 @@ func (s *Store) copyRefusals(ctx context.Context, rows []Refusal) error {
 	})
 }
 
-// copyDecisions stores rows (normalised by InsertDecisions) in one COPY;
-// the IDs come from the column's default, in the rows' order.
-func (s *Store) copyDecisions(ctx context.Context, rows [][]any) error {
+// copyDecisions stores decisions, the values of decisionColumns row
+// after row (appendDecisionValues), in one COPY; the IDs come from the
+// column's default, in the rows' order.
+func (s *Store) copyDecisions(ctx context.Context, values []any) error {
+	cols := len(decisionColumns)
 	return s.pgWrite(ctx, func(tx pgx.Tx) error {
-		return copyRows(ctx, tx, "decisions", decisionColumns, len(rows), func(i int) []any { return rows[i] })
+		return copyRows(ctx, tx, "decisions", decisionColumns, len(values)/cols, func(i int) []any { return values[i*cols : (i+1)*cols] })
 	})
 }

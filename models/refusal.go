@@ -109,16 +109,16 @@ const KindPolicy = "policy"
 const refusalBatchRows = 500
 
 // refusalColumns are the columns a new refusal is stored with, in the
-// order refusalValues gives them (the ID comes from the database).
+// order appendRefusalValues gives them (the ID comes from the database).
 var refusalColumns = []string{"time", "tool", "url", "host", "port", "addresses", "code", "reason", "kind", "message", "fix", "remedy_kind",
 	"remedy_value", "remedy_internal", "entry", "agent", "thread", "ticket", "trigger_info", "redirects", "proxied", "status", "comment",
 	"reviewed_by", "reviewed_at", "integration", "repeat_count", "last_time"}
 
-// refusalValues is r's values of refusalColumns.
-func refusalValues(r *Refusal) []any {
-	return []any{r.Time, r.Tool, r.URL, r.Host, r.Port, listText(r.Addresses), r.Code, r.Reason, r.Kind, r.Message, r.Fix, r.RemedyKind,
+// appendRefusalValues appends r's values of refusalColumns to dst.
+func appendRefusalValues(dst []any, r *Refusal) []any {
+	return append(dst, r.Time, r.Tool, r.URL, r.Host, r.Port, listText(r.Addresses), r.Code, r.Reason, r.Kind, r.Message, r.Fix, r.RemedyKind,
 		r.RemedyValue, r.RemedyInternal, r.Entry, r.Agent, r.Thread, r.Ticket, r.Trigger, listText(r.Redirects), r.Proxied, string(r.Status),
-		r.Comment, r.ReviewedBy, r.ReviewedAt, r.Integration, r.Count, r.LastTime}
+		r.Comment, r.ReviewedBy, r.ReviewedAt, r.Integration, r.Count, r.LastTime)
 }
 
 // refusalInsert stores refusals and returns their IDs (SQLite's path;
@@ -181,7 +181,7 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 func (s *Store) insertRefusalRows(ctx context.Context, rows []Refusal) error {
 	args := make([]any, 0, len(rows)*refusalInsert.cols)
 	for i := range rows {
-		args = append(args, refusalValues(&rows[i])...)
+		args = appendRefusalValues(args, &rows[i])
 	}
 	if err := s.prepareAll(ctx, refusalInsert, hostInsert, textInsert, countUpsert); err != nil {
 		return err
