@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -92,47 +93,73 @@ func (d *Decision) approxBytes() int64 {
 	return int64(160 + len(d.URL) + len(d.Host) + len(d.Tool) + len(d.Agent) + len(d.Ticket) + len(d.Thread) + len(d.Trigger) + len(d.Outcome) + len(d.Code))
 }
 
-// decisionInsert stores decisions (14 columns; multirow.go).
+// decisionInsert stores decisions (multirow.go; on PostgreSQL a COPY,
+// log_copy_pg.go).
 var decisionInsert = rowsStmt{
-	head: "INSERT INTO decisions (time, tool, agent, ticket, thread, trigger_info, host, port, url, outcome, code, cached, proxied, elapsed_ms) VALUES ",
-	cols: 14,
+	head: "INSERT INTO decisions (" + strings.Join(decisionColumns, ", ") + ") VALUES ",
+	cols: len(decisionColumns),
+}
+
+// decisionColumns are the decisions' columns, as appendDecisionValues
+// gives them.
+var decisionColumns = []string{"time", "tool", "agent", "ticket", "thread", "trigger_info", "host", "port", "url", "outcome", "code", "cached", "proxied", "elapsed_ms"}
+
+// appendDecisionValues appends d's values of decisionColumns to dst,
+// normalised: a zero Time becomes now, times are in UTC, the URL is
+// capped.
+func appendDecisionValues(dst []any, d *Decision, now time.Time) []any {
+	at := d.Time
+	if at.IsZero() {
+		at = now
+	}
+	outcome := d.Outcome
+	if outcome == "" {
+		outcome = DecisionAllowed
+	}
+	return append(dst, at.UTC(), d.Tool, d.Agent, d.Ticket, d.Thread, d.Trigger, d.Host, d.Port,
+		capText(d.URL, MaxDecisionURL), outcome, d.Code, d.Cached, d.Proxied, d.ElapsedMS)
 }
 
 // InsertDecisions stores rows in one transaction, in their order. IDs are
 // assigned by the database, a zero Time becomes now, times are stored in
 // UTC, and URLs are capped at MaxDecisionURL. It runs for every allowed
 // request of the proxy, so it binds plain values in multi-row INSERTs
-// rather than have the ORM reflect on each row.
+// (SQLite) or a COPY (PostgreSQL) rather than have the ORM reflect on
+// each row.
 func (s *Store) InsertDecisions(ctx context.Context, rows []Decision) error {
 	if len(rows) == 0 {
 		return nil
 	}
 	now := time.Now().UTC()
-	args := make([]any, 0, decisionInsert.cols*len(rows))
-	for _, d := range rows {
-		if d.Time.IsZero() {
-			d.Time = now
-		}
-		if d.Outcome == "" {
-			d.Outcome = DecisionAllowed
-		}
-		args = append(args, d.Time.UTC(), d.Tool, d.Agent, d.Ticket, d.Thread, d.Trigger, d.Host, d.Port,
-			capText(d.URL, MaxDecisionURL), d.Outcome, d.Code, d.Cached, d.Proxied, d.ElapsedMS)
+	values := make([]any, 0, len(rows)*len(decisionColumns))
+	for i := range rows {
+		values = appendDecisionValues(values, &rows[i], now)
 	}
-	if err := s.prepareAll(ctx, decisionInsert); err != nil {
+	var err error
+	if s.engine == enginePostgres {
+		err = s.copyDecisions(ctx, values)
+	} else {
+		err = s.insertDecisionRows(ctx, values)
+	}
+	if err != nil {
 		return fmt.Errorf("models: storing %d decisions in %q: %w", len(rows), s.path, err)
 	}
-	err := s.w.WithContext(ctx).Transaction(func(g *gorm.DB) error {
+	return nil
+}
+
+// insertDecisionRows is InsertDecisions in multi-row statements over
+// args, the values of decisionColumns row after row.
+func (s *Store) insertDecisionRows(ctx context.Context, args []any) error {
+	if err := s.prepareAll(ctx, decisionInsert); err != nil {
+		return err
+	}
+	return s.w.WithContext(ctx).Transaction(func(g *gorm.DB) error {
 		tx, err := newSQLTx(ctx, g, &s.wStmts)
 		if err != nil {
 			return err
 		}
 		return decisionInsert.exec(tx, args)
 	})
-	if err != nil {
-		return fmt.Errorf("models: storing %d decisions in %q: %w", len(rows), s.path, err)
-	}
-	return nil
 }
 
 // capText cuts s to at most n characters, the last being "…".

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -107,13 +108,25 @@ const KindPolicy = "policy"
 // 32766 bound variables.
 const refusalBatchRows = 500
 
-// refusalInsert stores refusals (28 columns) and returns their IDs.
+// refusalColumns are the columns a new refusal is stored with, in the
+// order appendRefusalValues gives them (the ID comes from the database).
+var refusalColumns = []string{"time", "tool", "url", "host", "port", "addresses", "code", "reason", "kind", "message", "fix", "remedy_kind",
+	"remedy_value", "remedy_internal", "entry", "agent", "thread", "ticket", "trigger_info", "redirects", "proxied", "status", "comment",
+	"reviewed_by", "reviewed_at", "integration", "repeat_count", "last_time"}
+
+// appendRefusalValues appends r's values of refusalColumns to dst.
+func appendRefusalValues(dst []any, r *Refusal) []any {
+	return append(dst, r.Time, r.Tool, r.URL, r.Host, r.Port, listText(r.Addresses), r.Code, r.Reason, r.Kind, r.Message, r.Fix, r.RemedyKind,
+		r.RemedyValue, r.RemedyInternal, r.Entry, r.Agent, r.Thread, r.Ticket, r.Trigger, listText(r.Redirects), r.Proxied, string(r.Status),
+		r.Comment, r.ReviewedBy, r.ReviewedAt, r.Integration, r.Count, r.LastTime)
+}
+
+// refusalInsert stores refusals and returns their IDs (SQLite's path;
+// PostgreSQL's is a COPY, log_copy_pg.go).
 var refusalInsert = rowsStmt{
-	head: "INSERT INTO refusals (time, tool, url, host, port, addresses, code, reason, kind, message, fix, remedy_kind, remedy_value, " +
-		"remedy_internal, entry, agent, thread, ticket, trigger_info, redirects, proxied, status, comment, reviewed_by, reviewed_at, " +
-		"integration, repeat_count, last_time) VALUES ",
+	head: "INSERT INTO refusals (" + strings.Join(refusalColumns, ", ") + ") VALUES ",
 	tail: " RETURNING id",
-	cols: 28,
+	cols: len(refusalColumns),
 }
 
 // InsertRefusals stores rows synchronously in one transaction, with their
@@ -121,14 +134,14 @@ var refusalInsert = rowsStmt{
 // RefusalWriter instead, which never makes the request path wait on the
 // disk. IDs are assigned by the database (any ID set is ignored), a zero
 // Time becomes now, and times are stored in UTC. It runs for every batch
-// of the refusal log, so it binds plain values in prepared multi-row
-// statements (multirow.go).
+// of the refusal log, so it binds plain values: in prepared multi-row
+// statements on SQLite (multirow.go), in COPY on PostgreSQL
+// (log_copy_pg.go).
 func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 	if len(rows) == 0 {
 		return nil
 	}
 	prepared := make([]Refusal, len(rows))
-	args := make([]any, 0, len(rows)*refusalInsert.cols)
 	now := time.Now().UTC()
 	for i, r := range rows {
 		r.ID = 0
@@ -139,10 +152,9 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 		if r.Kind == "" {
 			r.Kind = KindPolicy
 		}
-		var reviewedAt *time.Time
 		if r.ReviewedAt != nil {
 			t := r.ReviewedAt.UTC()
-			r.ReviewedAt, reviewedAt = &t, &t
+			r.ReviewedAt = &t
 		}
 		if r.Count < 1 {
 			r.Count = 1
@@ -152,16 +164,31 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 			r.LastTime = &t
 		}
 		prepared[i] = r
-		args = append(args, r.Time, r.Tool, r.URL, r.Host, r.Port, r.Addresses, r.Code, r.Reason, r.Kind, r.Message, r.Fix, r.RemedyKind,
-			r.RemedyValue, r.RemedyInternal, r.Entry, r.Agent, r.Thread, r.Ticket, r.Trigger, r.Redirects, r.Proxied, string(r.Status),
-			r.Comment, r.ReviewedBy, reviewedAt, r.Integration, r.Count, r.LastTime)
+	}
+	var err error
+	if s.engine == enginePostgres {
+		err = s.copyRefusals(ctx, prepared)
+	} else {
+		err = s.insertRefusalRows(ctx, prepared)
+	}
+	if err != nil {
+		return fmt.Errorf("models: storing %d refusals in %q: %w", len(rows), s.path, err)
+	}
+	return nil
+}
+
+// insertRefusalRows is InsertRefusals in multi-row statements.
+func (s *Store) insertRefusalRows(ctx context.Context, rows []Refusal) error {
+	args := make([]any, 0, len(rows)*refusalInsert.cols)
+	for i := range rows {
+		args = appendRefusalValues(args, &rows[i])
 	}
 	if err := s.prepareAll(ctx, refusalInsert, hostInsert, textInsert, countUpsert); err != nil {
-		return fmt.Errorf("models: storing %d refusals in %q: %w", len(rows), s.path, err)
+		return err
 	}
 	// SkipDefaultTransaction is on, so the transaction must be explicit for
 	// the statements to commit (and hit the disk) once, together.
-	err := s.w.WithContext(ctx).Transaction(func(g *gorm.DB) error {
+	return s.w.WithContext(ctx).Transaction(func(g *gorm.DB) error {
 		tx, err := newSQLTx(ctx, g, &s.wStmts)
 		if err != nil {
 			return err
@@ -170,21 +197,24 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 		if err != nil {
 			return err
 		}
-		for i := range prepared {
-			prepared[i].ID = ids[i]
+		for i := range rows {
+			rows[i].ID = ids[i]
 		}
-		if err := recordHosts(tx, prepared); err != nil {
+		if err := recordHosts(tx, rows); err != nil {
 			return err
 		}
-		if err := recordTexts(tx, prepared); err != nil {
+		if err := recordTexts(tx, rows); err != nil {
 			return err
 		}
-		return addCounts(tx, countRows(prepared))
+		return addCounts(tx, countRows(rows))
 	})
-	if err != nil {
-		return fmt.Errorf("models: storing %d refusals in %q: %w", len(rows), s.path, err)
-	}
-	return nil
+}
+
+// listText is l as its column holds it (StringList.Value).
+func listText(l StringList) string {
+	v, _ := l.Value() // a JSON array of strings always encodes
+	s, _ := v.(string)
+	return s
 }
 
 // RefusalByID returns one refusal, or a *NotFoundError.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/jackc/pgx/v5"
 	"gorm.io/gorm"
 )
 
@@ -56,10 +57,14 @@ func (c *stmtCache) get(ctx context.Context, db *gorm.DB, text string) (*sql.Stm
 }
 
 // sqlTx is one of the store's transactions, run with the statements of
-// a cache: a statement not prepared beforehand runs unprepared.
+// a cache: a statement not prepared beforehand runs unprepared. On
+// PostgreSQL's COPY path (log_copy_pg.go) it is a pgx transaction
+// instead, whose connection prepares and caches statements by text
+// itself.
 type sqlTx struct {
 	ctx     context.Context
 	tx      *sql.Tx
+	pg      pgx.Tx
 	stmts   *stmtCache
 	dialect string
 }
@@ -74,6 +79,10 @@ func newSQLTx(ctx context.Context, tx *gorm.DB, stmts *stmtCache) (sqlTx, error)
 }
 
 func (t sqlTx) exec(text string, args ...any) error {
+	if t.pg != nil {
+		_, err := t.pg.Exec(t.ctx, text, args...)
+		return err
+	}
 	if st, ok := t.stmts.m.Load(text); ok {
 		_, err := t.tx.StmtContext(t.ctx, st.(*sql.Stmt)).ExecContext(t.ctx, args...)
 		return err
@@ -83,6 +92,9 @@ func (t sqlTx) exec(text string, args ...any) error {
 }
 
 func (t sqlTx) query(text string, args ...any) (*sql.Rows, error) {
+	if t.pg != nil {
+		return nil, errors.New("models: a query that returns rows runs on database/sql, not on the COPY path's transaction")
+	}
 	if st, ok := t.stmts.m.Load(text); ok {
 		return t.tx.StmtContext(t.ctx, st.(*sql.Stmt)).QueryContext(t.ctx, args...)
 	}

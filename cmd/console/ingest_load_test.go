@@ -55,10 +55,11 @@ func loadSetting(name string, def int) int {
 // It reports, per store and path: requests answered per second during
 // the load; rows committed per second (every answered refusal counted as
 // a row in the store, from the first request until the last row was
-// committed, so a writer that falls behind lowers it); the CPU time the
-// serving process(es) spent per record (utime+stime from /proc/PID/stat,
-// so the load generator in this process is not counted); and the log
-// page's p95. It asserts only what must hold at any speed: every answered
+// committed, so a writer that falls behind lowers it); the CPU time spent
+// per record by the serving process (utime+stime from /proc/PID/stat, so
+// the load generator in this process is not counted) and, on PostgreSQL,
+// by the server (every backend's, pgtest.ServerCPU), and of that the log
+// page's queries (its console's backends); and the log page's p95. It asserts only what must hold at any speed: every answered
 // refusal is a row. Turn it on with OUTBOUND_LOAD=1.
 func TestIngestLoad(t *testing.T) {
 	bin := loadTestBinary(t)
@@ -91,7 +92,14 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	}
 	// The log page comes from a console of its own (a second replica on
 	// the same store), so the serving process's CPU is the records' alone.
-	console := startReplica(t, bin, db, serveLine, "serve")
+	// On PostgreSQL its connections are named, so the CPU of their
+	// backends (the page's queries) is told apart from the writer's.
+	const pageApp = "outbound-load-log-page"
+	pageDB := db
+	if models.IsPostgres(db) {
+		pageDB = pgtest.WithApplicationName(db, pageApp)
+	}
+	console := startReplica(t, bin, pageDB, serveLine, "serve")
 	var served *replicaProc
 	var newSender func() func(string) error
 	// The serving process's decision log (a JSON line per request) goes to
@@ -164,9 +172,19 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 		pids[i] = p.pid
 	}
 	// On PostgreSQL the server's backends write the rows: their CPU is
-	// the store's share of each record.
-	pids = append(pids, postgresPIDs(db)...)
-	cpu0 := pidsCPU(t, pids)
+	// the store's share of each record (the log page's queries included).
+	storeCPU := func() time.Duration { d, _ := pgtest.ServerCPU(db); return d }
+	pageCPU := func() map[int]time.Duration {
+		if !models.IsPostgres(db) {
+			return nil
+		}
+		m, err := pgtest.BackendsCPU(db, pageApp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	cpu0, store0, page0 := pidsCPU(t, pids), storeCPU(), pageCPU()
 	gen0 := pidsCPU(t, []int{os.Getpid()})
 	var next, answered atomic.Int64
 	var failed atomic.Value
@@ -212,7 +230,11 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	committed := time.Since(start)
-	cpu := pidsCPU(t, pids) - cpu0
+	cpu, storeUsed := pidsCPU(t, pids)-cpu0, storeCPU()-store0
+	var pageUsed time.Duration
+	for pid, d := range pageCPU() {
+		pageUsed += d - page0[pid] // a backend new since the start counts whole
+	}
 	gen := pidsCPU(t, []int{os.Getpid()}) - gen0
 	close(stop)
 	reader.Wait()
@@ -240,10 +262,11 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	if rate > 0 {
 		target = fmt.Sprintf("target %d/s", rate)
 	}
-	t.Logf("%s (%s): %d refusals from %d clients over %d hosts: answered %.0f/s during %v; committed %.0f rows/s (last row %v after the last answer); serving CPU %.1f µs/record (load generator %.1f µs/request); log page p95 %v over %d loads (%v after the load); loadavg %s",
+	t.Logf("%s (%s): %d refusals from %d clients over %d hosts: answered %.0f/s during %v; committed %.0f rows/s (last row %v after the last answer); serving CPU %.1f µs/record (process %.1f + PostgreSQL %.1f, of which the log page's queries %.1f; load generator %.1f µs/request); log page p95 %v over %d loads (%v after the load); loadavg %s",
 		path, target, want, clients, min(int64(hosts), want), float64(want)/loadTime.Seconds(), loadTime.Round(time.Millisecond),
 		float64(want)/committed.Seconds(), (committed - loadTime).Round(time.Millisecond),
-		float64(cpu.Microseconds())/float64(want), float64(gen.Microseconds())/float64(want), p95.Round(100*time.Microsecond), len(pages), idleP95.Round(100*time.Microsecond), strings.Fields(string(load))[:3])
+		float64((cpu+storeUsed).Microseconds())/float64(want), float64(cpu.Microseconds())/float64(want), float64(storeUsed.Microseconds())/float64(want), float64(pageUsed.Microseconds())/float64(want),
+		float64(gen.Microseconds())/float64(want), p95.Round(100*time.Microsecond), len(pages), idleP95.Round(100*time.Microsecond), strings.Fields(string(load))[:3])
 }
 
 // apiRefusal sends fetch_url calls through the JSON API; each must be
@@ -378,46 +401,6 @@ func pidsCPU(t *testing.T, pids []int) time.Duration {
 		total += time.Duration(utime+stime) * 10 * time.Millisecond
 	}
 	return total
-}
-
-// postgresPIDs finds the processes of the PostgreSQL server dsn names when
-// it listens on a local socket (as scripts/pg-test-cluster.sh's does): the
-// postmaster, whose PID is the first line of the socket's lock file, and
-// its children (the backends and the WAL writer). None for SQLite.
-func postgresPIDs(dsn string) []int {
-	u, err := url.Parse(dsn)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Query().Get("host") == "" {
-		return nil
-	}
-	port := u.Port()
-	if port == "" {
-		port = "5432"
-	}
-	lock, err := os.ReadFile(filepath.Join(u.Query().Get("host"), ".s.PGSQL."+port+".lock"))
-	if err != nil {
-		return nil
-	}
-	master, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(lock), "\n", 2)[0]))
-	if err != nil {
-		return nil
-	}
-	pids := []int{master}
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(master) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 func percentile95(ds []time.Duration) time.Duration {
