@@ -62,9 +62,15 @@ start() {
 	as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null ||
 		fail "initdb failed in $dir/data"
 	# fsync off: the cluster is thrown away, and the tests should measure the
-	# code, not the disk.
+	# code, not the disk. PG_TEST_DURABLE=1 keeps PostgreSQL's own
+	# durability (fsync, synchronous commit, full-page writes) for load
+	# figures that stand for a real deployment.
+	local durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	if [[ ${PG_TEST_DURABLE:-} == 1 ]]; then
+		durability=""
+	fi
 	as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
-		-o "-c listen_addresses='' -c unix_socket_directories='$dir' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+		-o "-c listen_addresses='' -c unix_socket_directories='$dir' $durability -c max_connections=300" \
 		start >/dev/null || { cat "$dir/postgres.log" >&2; fail "the test cluster did not start (log above)"; }
 	as_owner "$bin/createdb" -h "$dir" -U postgres outbound_test ||
 		fail "cannot create the database outbound_test"

@@ -26,7 +26,7 @@ func runMCP(ctx context.Context, e env, args []string) error {
 		return usagef("mcp takes no arguments; configure it in your MCP client as: console mcp --db PATH")
 	}
 	log := jsonLog(e.stderr)
-	a, err := openApp(ctx, db, app.Options{Log: log, MustExist: true})
+	a, err := openApp(ctx, db, app.Options{Log: log, DecisionLog: e.stderr, MustExist: true})
 	if err != nil {
 		return err
 	}

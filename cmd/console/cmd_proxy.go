@@ -47,7 +47,7 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 	defer stderr.Close()
 	e.stderr = stderr
 	log := jsonLog(e.stderr)
-	a, err := openApp(ctx, db, app.Options{Log: log, MustExist: true})
+	a, err := openApp(ctx, db, app.Options{Log: log, DecisionLog: e.stderr, MustExist: true})
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 	e.stderr = stderr
 	log := jsonLog(e.stderr)
 	metrics := web.NewMetrics()
-	a, err := openApp(ctx, db, app.Options{Log: log, Metrics: metrics, ReloadLag: metrics.ReloadLagObserver()})
+	a, err := openApp(ctx, db, app.Options{Log: log, DecisionLog: e.stderr, Metrics: metrics, ReloadLag: metrics.ReloadLagObserver()})
 	if err != nil {
 		l.Close()
 		return err

@@ -32,7 +32,7 @@ func BenchmarkRefusalPath(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer logFile.Close()
-			a, err := app.Open(ctx, tempDB(b), app.Options{Log: jsonLog(logFile)})
+			a, err := app.Open(ctx, tempDB(b), app.Options{Log: jsonLog(logFile), DecisionLog: logFile})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -30,9 +31,11 @@ import (
 
 // App is one running Outbound process's view of its database and guard.
 type App struct {
-	store    *models.Store
-	guard    *guard.Guard
-	refusals refusalRows
+	store *models.Store
+	// decisionLog is Options.DecisionLog (record_line.go).
+	decisionLog io.Writer
+	guard       *guard.Guard
+	refusals    refusalRows
 	// would keeps the requests report-only entries would have refused;
 	// nil where nothing records (a test's bare App).
 	would   *models.WouldRefusalWriter
@@ -72,6 +75,11 @@ type Options struct {
 	Metrics guard.Recorder
 	// Log receives the one line per decision and the app's own events.
 	Log *slog.Logger
+	// DecisionLog, if set, is the writer under Log's JSON handler: the
+	// decision lines are then written to it directly, the same lines the
+	// handler would write, without its cost (record_line.go). Only Log's
+	// level still decides whether they are written.
+	DecisionLog io.Writer
 	// ReadOnly is for commands that only decide or fetch (check, fetch):
 	// the database must already exist, and the integrations are not
 	// loaded, so their secret key file is neither needed nor created.
@@ -115,7 +123,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	a := &App{store: store, log: opts.Log, metrics: opts.Metrics, onReload: opts.OnReload, reloadLag: opts.ReloadLag, passwordCost: opts.PasswordCost}
+	a := &App{store: store, log: opts.Log, decisionLog: opts.DecisionLog, metrics: opts.Metrics, onReload: opts.OnReload, reloadLag: opts.ReloadLag, passwordCost: opts.PasswordCost}
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/outboundhq/outbound/guard"
 	"github.com/outboundhq/outbound/models"
@@ -75,13 +76,11 @@ func (a *App) logRecord(rec guard.Record) {
 	if !a.log.Enabled(context.Background(), slog.LevelInfo) {
 		return
 	}
-	decision := DecisionAllowed
-	switch {
-	case rec.Refusal != nil:
-		decision = DecisionRefused
-	case rec.WouldRefuse != nil:
-		decision = DecisionWouldRefuse
+	if a.decisionLog != nil {
+		a.writeDecisionLine(time.Now(), rec)
+		return
 	}
+	decision := decisionOf(rec)
 	// Typed attributes: this runs once per proxied request.
 	attrs := []slog.Attr{
 		slog.String(LogTool, rec.Caller.Tool), slog.String(LogIntegration, rec.Caller.Service), slog.String(LogAgent, rec.Caller.Agent),
