@@ -120,7 +120,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !p.takeTicket(w, r, &caller) {
 		return
 	}
-	ctx := WithCaller(context.WithValue(r.Context(), proxyUserKey{}, user), caller)
+	ctx := context.Context(&proxyContext{Context: r.Context(), caller: caller, user: user})
 	if p.screened != nil && p.screened(ctx, w, r, user) {
 		return
 	}
@@ -206,17 +206,28 @@ func (p *Proxy) challenge(w http.ResponseWriter, why string) {
 	writeText(w, http.StatusProxyAuthRequired, body+"\n")
 }
 
-// parseBasic reads "Basic base64(user:password)".
+// parseBasic reads "Basic base64(user:password)". It runs on every
+// request, so a credential of usual length is decoded on the stack and
+// copied once, into the string user and pass share.
 func parseBasic(header string) (user, pass string, ok bool) {
 	const prefix = "Basic "
 	if len(header) < len(prefix) || !strings.EqualFold(header[:len(prefix)], prefix) {
 		return "", "", false
 	}
-	decoded, err := base64.StdEncoding.DecodeString(strings.TrimSpace(header[len(prefix):]))
+	encoded := strings.TrimSpace(header[len(prefix):])
+	var src, dst [256]byte
+	if len(encoded) > len(src) {
+		decoded, err := base64.StdEncoding.DecodeString(encoded)
+		if err != nil {
+			return "", "", false
+		}
+		return strings.Cut(string(decoded), ":")
+	}
+	n, err := base64.StdEncoding.Decode(dst[:], src[:copy(src[:], encoded)])
 	if err != nil {
 		return "", "", false
 	}
-	return strings.Cut(string(decoded), ":")
+	return strings.Cut(string(dst[:n]), ":")
 }
 
 // takeTicket removes TicketHeader from r, so the target never sees it,

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -33,20 +33,23 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	pol := snap.policy
 	timeout := pol.settings.Timeout
 	start := time.Now()
-	ctx, cancel := context.WithCancelCause(ctx)
+	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	watchdog := time.AfterFunc(timeout, func() { cancel(errProxyTimeout) })
 	defer watchdog.Stop()
 
-	u := *r.URL // DecideURL normalises the host in place; the inbound request stays as it came
-	d := pol.DecideURL(ctx, p.g.resolver, &u, r.RequestURI)
+	// The decision's URL and the decision live in the request's context
+	// (proxy_context.go), which makes the permit when the transport dials.
+	fc := &forwardContext{Context: cctx, u: *r.URL} // DecideURL normalises the host in place; the inbound request stays as it came
+	fc.d = pol.DecideURL(cctx, p.g.resolver, &fc.u, r.RequestURI)
+	ctx, d := fc, &fc.d
 	if !d.Allowed {
 		if !abandoned(r, d.Code) {
 			p.refuse(ctx, w, r, d.Refusal(), d.Port)
 		}
 		return
 	}
-	out := r.WithContext(withPermit(ctx, &d))
+	out := r.WithContext(ctx)
 	out.URL, out.Host, out.RequestURI = d.URL, "", ""
 	out.Close, out.TransferEncoding, out.Trailer = false, nil, nil
 	out.Header = make(http.Header, len(r.Header))
@@ -59,7 +62,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		if _, refused := AsRefusal(err); !refused && context.Cause(ctx) == errProxyTimeout {
 			err = context.DeadlineExceeded
 		}
-		if ref := p.g.transportRefusal(ctx, err, &d, &pol.settings); !abandoned(r, ref.Code) {
+		if ref := p.g.transportRefusal(ctx, err, d, &pol.settings); !abandoned(r, ref.Code) {
 			p.refuse(ctx, w, r, ref, d.Port)
 		}
 		return
@@ -74,7 +77,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	}()
 	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
-	p.copyBody(ctx, w, r, resp, watchdog, timeout, &d, &rec)
+	p.copyBody(ctx, w, r, resp, watchdog, timeout, d, &rec)
 }
 
 // abandoned reports whether a failure is only the echo of the client
@@ -94,12 +97,15 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return 
 // streamFlushDelay unless the body ends first. Most such bodies are a
 // server's ordinary answers that outgrew its buffer; flushing each of
 // their pieces cost a write(2) a piece, on top of the one the end of the
-// response makes, which a bare forward proxy does not pay.
+// response makes, which a bare forward proxy does not pay. The delay is
+// armed only when a piece is not the body's last (most such answers come
+// in one read together with their end), so those pay no timer either.
 func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Request, resp *http.Response, watchdog *time.Timer, timeout time.Duration, d *Decision, rec *Record) {
 	out := io.Writer(w)
+	var f *streamFlusher
 	if resp.ContentLength < 0 {
-		f := &streamFlusher{w: w, rc: http.NewResponseController(w)}
-		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		f = &streamFlusher{w: w}
+		if !isEventStream(resp.Header.Get("Content-Type")) {
 			f.delay = streamFlushDelay
 		}
 		defer f.stop()
@@ -126,7 +132,18 @@ func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Req
 			// Cut the connection: a body ended early must not look whole.
 			panic(http.ErrAbortHandler)
 		}
+		if f != nil && n > 0 {
+			f.more()
+		}
 	}
+}
+
+// isEventStream reports whether the Content-Type value ct is
+// text/event-stream, whatever its parameters, as mime.ParseMediaType
+// would (which builds a map of the parameters to say so).
+func isEventStream(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
 }
 
 // streamFlushDelay is the longest a piece of a body of unknown length
@@ -136,14 +153,14 @@ const streamFlushDelay = 5 * time.Millisecond
 
 // streamFlusher writes a body of unknown length and flushes it: at once
 // when delay is 0, else from a timer delay after the first piece not yet
-// flushed. Writes and flushes are serialised, as the timer runs on
-// another goroutine.
+// flushed that more of the body follows (more). Writes and flushes are
+// serialised, as the timer runs on another goroutine.
 type streamFlusher struct {
 	w     http.ResponseWriter
-	rc    *http.ResponseController
 	delay time.Duration
 
 	mu      sync.Mutex
+	rc      *http.ResponseController // made at the first flush
 	timer   *time.Timer
 	armed   bool
 	stopped bool
@@ -153,11 +170,19 @@ func (f *streamFlusher) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n, err := f.w.Write(p)
-	if err != nil || f.armed {
+	if err != nil || f.delay > 0 {
 		return n, err
 	}
-	if f.delay == 0 {
-		return n, f.rc.Flush()
+	return n, f.flushLocked()
+}
+
+// more says that the body goes on after what was written: what is not
+// flushed yet is flushed within delay, unless the body ends first.
+func (f *streamFlusher) more() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.delay == 0 || f.armed || f.stopped {
+		return
 	}
 	f.armed = true
 	if f.timer == nil {
@@ -165,7 +190,6 @@ func (f *streamFlusher) Write(p []byte) (int, error) {
 	} else {
 		f.timer.Reset(f.delay)
 	}
-	return n, nil
 }
 
 func (f *streamFlusher) flush() {
@@ -175,7 +199,14 @@ func (f *streamFlusher) flush() {
 		return
 	}
 	f.armed = false
-	_ = f.rc.Flush()
+	_ = f.flushLocked()
+}
+
+func (f *streamFlusher) flushLocked() error {
+	if f.rc == nil {
+		f.rc = http.NewResponseController(f.w)
+	}
+	return f.rc.Flush()
 }
 
 // stop ends the flushing before the handler returns (which ends the
