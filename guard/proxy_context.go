@@ -43,6 +43,9 @@ type forwardContext struct {
 	context.Context
 	u url.URL
 	d Decision
+	// rec is the request's Record once it is sent, kept here rather than
+	// on the stack under the response writer's calls (see Proxy.forward).
+	rec Record
 }
 
 func (c *forwardContext) Value(key any) any {

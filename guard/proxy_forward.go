@@ -23,6 +23,15 @@ var errProxyTimeout = errors.New("the Timeout setting passed")
 // the dial and the wait for the response headers, and is then re-armed by
 // every piece of the body, so a server that goes silent for Timeout is cut
 // off while a long download that keeps moving is not.
+//
+// Deciding, sending and passing the answer back (decide, send, pass) are
+// functions of their own, each called from here, so that none's locals
+// are on the stack while another's deep calls run (the decision's
+// lookups, the transport, the response writer's header code): together
+// they took the connection's goroutine past 8 KB of stack, which the
+// runtime shrinks again at every garbage collection and the next request
+// grows again, a copy of the stack that a bare forward proxy does not
+// pay.
 func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Request) {
 	if r.URL.Scheme == "" || r.URL.Host == "" {
 		writeText(w, http.StatusBadRequest, "This is Outbound's egress proxy, not a web server: it takes absolute URLs (GET http://host/path) and CONNECT host:port.\n"+
@@ -30,54 +39,79 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		return
 	}
 	snap := p.g.snap.Load() // the decision and the connection pool of one policy
-	pol := snap.policy
-	timeout := pol.settings.Timeout
+	timeout := snap.policy.settings.Timeout
 	start := time.Now()
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	watchdog := time.AfterFunc(timeout, func() { cancel(errProxyTimeout) })
 	defer watchdog.Stop()
 
-	// The decision's URL and the decision live in the request's context
-	// (proxy_context.go), which makes the permit when the transport dials.
-	fc := &forwardContext{Context: cctx, u: *r.URL} // DecideURL normalises the host in place; the inbound request stays as it came
-	fc.d = pol.DecideURL(cctx, p.g.resolver, &fc.u, r.RequestURI)
-	ctx, d := fc, &fc.d
-	if !d.Allowed {
-		if !abandoned(r, d.Code) {
-			p.refuse(ctx, w, r, d.Refusal(), d.Port)
+	fc := p.decide(cctx, snap.policy, r)
+	if !fc.d.Allowed {
+		if !abandoned(r, fc.d.Code) {
+			p.refuse(fc, w, r, fc.d.Refusal(), fc.d.Port)
 		}
 		return
 	}
-	out := r.WithContext(ctx)
-	out.URL, out.Host, out.RequestURI = d.URL, "", ""
+	resp := p.send(fc, w, r, snap)
+	if resp == nil {
+		return
+	}
+	p.pass(fc, w, r, resp, watchdog, timeout, start)
+}
+
+// decide decides r under pol. The decision's URL and the decision live in
+// the request's context (proxy_context.go), which makes the permit when
+// the transport dials.
+//
+//go:noinline
+func (p *Proxy) decide(ctx context.Context, pol *Policy, r *http.Request) *forwardContext {
+	fc := &forwardContext{Context: ctx, u: *r.URL} // DecideURL normalises the host in place; the inbound request stays as it came
+	fc.d = pol.DecideURL(ctx, p.g.resolver, &fc.u, r.RequestURI)
+	return fc
+}
+
+// send sends r, allowed as fc records, and returns the response; it
+// answers a failure itself and returns nil.
+//
+//go:noinline
+func (p *Proxy) send(fc *forwardContext, w http.ResponseWriter, r *http.Request, snap *snapshot) *http.Response {
+	settings := &snap.policy.settings
+	out := r.WithContext(fc)
+	out.URL, out.Host, out.RequestURI = fc.d.URL, "", ""
 	out.Close, out.TransferEncoding, out.Trailer = false, nil, nil
 	out.Header = make(http.Header, len(r.Header))
 	copyEndToEnd(out.Header, r.Header)
 	if _, ok := out.Header["User-Agent"]; !ok {
-		out.Header["User-Agent"] = []string{pol.settings.UserAgent} // say who is asking, not "Go-http-client"
+		out.Header["User-Agent"] = []string{settings.UserAgent} // say who is asking, not "Go-http-client"
 	}
 	resp, err := snap.transport.RoundTrip(out)
 	if err != nil {
-		if _, refused := AsRefusal(err); !refused && context.Cause(ctx) == errProxyTimeout {
+		if _, refused := AsRefusal(err); !refused && context.Cause(fc) == errProxyTimeout {
 			err = context.DeadlineExceeded
 		}
-		if ref := p.g.transportRefusal(ctx, err, d, &pol.settings); !abandoned(r, ref.Code) {
-			p.refuse(ctx, w, r, ref, d.Port)
+		if ref := p.g.transportRefusal(fc, err, &fc.d, settings); !abandoned(r, ref.Code) {
+			p.refuse(fc, w, r, ref, fc.d.Port)
 		}
-		return
+		return nil
 	}
+	return resp
+}
+
+// pass passes resp back to the client and makes the request's one
+// Record when its body has been passed on (or cut off), so a body that
+// stalls counts as a timeout, not also as allowed. The Record is made
+// even when copyBody aborts the handler.
+func (p *Proxy) pass(fc *forwardContext, w http.ResponseWriter, r *http.Request, resp *http.Response, watchdog *time.Timer, timeout time.Duration, start time.Time) {
 	defer resp.Body.Close()
-	// The request's one Record is made when its body has been passed on
-	// (or cut off), so a body that stalls counts as a timeout, not also
-	// as allowed. It runs even when copyBody aborts the handler.
-	rec := Record{URL: r.RequestURI, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start), WouldRefuse: d.WouldRefuse}
+	d := &fc.d
+	fc.rec = Record{URL: r.RequestURI, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start), WouldRefuse: d.WouldRefuse}
 	defer func() {
-		p.recordProxied(ctx, r, rec)
+		p.recordProxied(fc, r, fc.rec)
 	}()
 	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
-	p.copyBody(ctx, w, r, resp, watchdog, timeout, d, &rec)
+	p.copyBody(fc, w, r, resp, watchdog, timeout, d, &fc.rec)
 }
 
 // abandoned reports whether a failure is only the echo of the client
