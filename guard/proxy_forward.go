@@ -106,12 +106,29 @@ func (p *Proxy) pass(fc *forwardContext, w http.ResponseWriter, r *http.Request,
 	defer resp.Body.Close()
 	d := &fc.d
 	fc.rec = Record{URL: r.RequestURI, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start), WouldRefuse: d.WouldRefuse}
-	defer func() {
-		p.recordProxied(fc, r, fc.rec)
-	}()
+	defer p.recordSent(fc, r)
 	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	p.copyBody(fc, w, r, resp, watchdog, timeout, d, &fc.rec)
+}
+
+// recordSent makes the one Record of a request that was sent: allowed,
+// or refused when its body stalled.
+func (p *Proxy) recordSent(fc *forwardContext, r *http.Request) {
+	if fc.rec.Refusal != nil {
+		p.recordStalled(fc, r)
+		return
+	}
+	p.g.recordAt(fc, &fc.rec)
+}
+
+// recordStalled records a request whose body stalled, as every refusal
+// of the proxy is. Out of line: its copy of the Record takes stack only
+// then.
+//
+//go:noinline
+func (p *Proxy) recordStalled(fc *forwardContext, r *http.Request) {
+	p.recordProxied(fc, r, fc.rec)
 }
 
 // abandoned reports whether a failure is only the echo of the client
