@@ -8,11 +8,12 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/outboundhq/outbound/guard/guardtest"
 )
 
 // BenchmarkProxyAllowed measures the proxy's allowed path, an
@@ -34,7 +35,7 @@ func BenchmarkProxyAllowed(b *testing.B) {
 		b.Cleanup(server.Close)
 		target := server.URL + "/page"
 
-		bare := httptest.NewServer(bareForwardProxy(&http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}))
+		bare := httptest.NewServer(guardtest.BareForwardProxy(&http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}))
 		b.Cleanup(bare.Close)
 
 		var records atomic.Int64
@@ -70,29 +71,6 @@ func BenchmarkProxyAllowed(b *testing.B) {
 	}
 }
 
-// bareForwardProxy is the floor: it sends absolute-URI requests on with
-// one shared transport and copies the answer back, checking nothing.
-func bareForwardProxy(tr *http.Transport) http.Handler {
-	buffers := sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		out := r.WithContext(r.Context())
-		out.RequestURI = ""
-		resp, err := tr.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		buf := buffers.Get().(*[]byte)
-		_, _ = io.CopyBuffer(struct{ io.Writer }{w}, resp.Body, *buf)
-		buffers.Put(buf)
-	})
-}
-
 // benchThrough sends b.N GETs of target through proxy from 8 keep-alive
 // clients.
 func benchThrough(b *testing.B, target string, proxy *url.URL) {
@@ -100,32 +78,13 @@ func benchThrough(b *testing.B, target string, proxy *url.URL) {
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
 	var next atomic.Int64
-	var failed atomic.Value
-	var wg sync.WaitGroup
 	b.ReportAllocs()
 	cpu, user := processCPU()
 	b.ResetTimer()
-	for range 8 {
-		wg.Go(func() {
-			for next.Add(1) <= int64(b.N) {
-				resp, err := client.Get(target)
-				if err != nil {
-					failed.CompareAndSwap(nil, err.Error())
-					return
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					failed.CompareAndSwap(nil, resp.Status)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	_, err := guardtest.Load(8, func() bool { return next.Add(1) <= int64(b.N) }, func() (*http.Response, error) { return client.Get(target) })
 	b.StopTimer()
-	if msg := failed.Load(); msg != nil {
-		b.Fatalf("a request failed: %v", msg)
+	if err != nil {
+		b.Fatalf("a request failed: %v", err)
 	}
 	// CPU per request of the whole process (clients, server, proxy): on a
 	// machine shared with other work, ns/op swings with the load while
