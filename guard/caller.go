@@ -28,11 +28,17 @@ type callerKey struct{}
 
 // WithCaller returns a context that carries c to the guard's records.
 func WithCaller(ctx context.Context, c Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
+	return context.WithValue(ctx, callerKey{}, &c)
 }
 
 // CallerFrom returns the Caller carried by ctx, or the zero Caller.
+//
+// The context holds a *Caller, never changed once stored: a context of
+// the proxy's own (proxyContext) can then hand out the Caller it holds
+// without boxing a copy on every lookup, of which a request makes several.
 func CallerFrom(ctx context.Context) Caller {
-	c, _ := ctx.Value(callerKey{}).(Caller)
-	return c
+	if c, ok := ctx.Value(callerKey{}).(*Caller); ok {
+		return *c
+	}
+	return Caller{}
 }

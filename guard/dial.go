@@ -31,7 +31,12 @@ type permit struct {
 type permitKey struct{}
 
 func withPermit(ctx context.Context, d *Decision) context.Context {
-	return context.WithValue(ctx, permitKey{}, &permit{host: d.Host, port: d.Port, entry: d.Entry, addrs: d.Addresses(), narrow: d.narrow})
+	return context.WithValue(ctx, permitKey{}, d.permit())
+}
+
+// permit is what the allowed decision d lets the dialer reach.
+func (d *Decision) permit() *permit {
+	return &permit{host: d.Host, port: d.Port, entry: d.Entry, addrs: d.Addresses(), narrow: d.narrow}
 }
 
 // dialContext is the http.Transport's only way out. It never resolves a

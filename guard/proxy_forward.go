@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -23,6 +23,16 @@ var errProxyTimeout = errors.New("the Timeout setting passed")
 // the dial and the wait for the response headers, and is then re-armed by
 // every piece of the body, so a server that goes silent for Timeout is cut
 // off while a long download that keeps moving is not.
+//
+// Deciding, sending and passing the answer back (decide, send, pass) are
+// functions of their own, each called from here, so that none's locals
+// are on the stack while another's deep calls run (the decision's
+// lookups, the transport, the response writer's header code): together
+// they took the connection's goroutine past 8 KB of stack, which the
+// runtime shrinks again at every garbage collection and the next request
+// grows again, a copy of the stack that a bare forward proxy does not
+// pay. The Record's sink is the deepest call left: a JSON log line
+// written through log/slog still takes the stack past 8 KB.
 func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Request) {
 	if r.URL.Scheme == "" || r.URL.Host == "" {
 		writeText(w, http.StatusBadRequest, "This is Outbound's egress proxy, not a web server: it takes absolute URLs (GET http://host/path) and CONNECT host:port.\n"+
@@ -30,51 +40,96 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		return
 	}
 	snap := p.g.snap.Load() // the decision and the connection pool of one policy
-	pol := snap.policy
-	timeout := pol.settings.Timeout
+	timeout := snap.policy.settings.Timeout
 	start := time.Now()
-	ctx, cancel := context.WithCancelCause(ctx)
+	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	watchdog := time.AfterFunc(timeout, func() { cancel(errProxyTimeout) })
 	defer watchdog.Stop()
 
-	u := *r.URL // DecideURL normalises the host in place; the inbound request stays as it came
-	d := pol.DecideURL(ctx, p.g.resolver, &u, r.RequestURI)
-	if !d.Allowed {
-		if !abandoned(r, d.Code) {
-			p.refuse(ctx, w, r, d.Refusal(), d.Port)
+	fc := p.decide(cctx, snap.policy, r)
+	if !fc.d.Allowed {
+		if !abandoned(r, fc.d.Code) {
+			p.refuse(fc, w, r, fc.d.Refusal(), fc.d.Port)
 		}
 		return
 	}
-	out := r.WithContext(withPermit(ctx, &d))
-	out.URL, out.Host, out.RequestURI = d.URL, "", ""
+	resp := p.send(fc, w, r, snap)
+	if resp == nil {
+		return
+	}
+	p.pass(fc, w, r, resp, watchdog, timeout, start)
+}
+
+// decide decides r under pol. The decision's URL and the decision live in
+// the request's context (proxy_context.go), which makes the permit when
+// the transport dials.
+//
+//go:noinline
+func (p *Proxy) decide(ctx context.Context, pol *Policy, r *http.Request) *forwardContext {
+	fc := &forwardContext{Context: ctx, u: *r.URL} // DecideURL normalises the host in place; the inbound request stays as it came
+	fc.d = pol.DecideURL(ctx, p.g.resolver, &fc.u, r.RequestURI)
+	return fc
+}
+
+// send sends r, allowed as fc records, and returns the response; it
+// answers a failure itself and returns nil.
+//
+//go:noinline
+func (p *Proxy) send(fc *forwardContext, w http.ResponseWriter, r *http.Request, snap *snapshot) *http.Response {
+	settings := &snap.policy.settings
+	out := r.WithContext(fc)
+	out.URL, out.Host, out.RequestURI = fc.d.URL, "", ""
 	out.Close, out.TransferEncoding, out.Trailer = false, nil, nil
 	out.Header = make(http.Header, len(r.Header))
 	copyEndToEnd(out.Header, r.Header)
 	if _, ok := out.Header["User-Agent"]; !ok {
-		out.Header["User-Agent"] = []string{pol.settings.UserAgent} // say who is asking, not "Go-http-client"
+		out.Header["User-Agent"] = []string{settings.UserAgent} // say who is asking, not "Go-http-client"
 	}
 	resp, err := snap.transport.RoundTrip(out)
 	if err != nil {
-		if _, refused := AsRefusal(err); !refused && context.Cause(ctx) == errProxyTimeout {
+		if _, refused := AsRefusal(err); !refused && context.Cause(fc) == errProxyTimeout {
 			err = context.DeadlineExceeded
 		}
-		if ref := p.g.transportRefusal(ctx, err, &d, &pol.settings); !abandoned(r, ref.Code) {
-			p.refuse(ctx, w, r, ref, d.Port)
+		if ref := p.g.transportRefusal(fc, err, &fc.d, settings); !abandoned(r, ref.Code) {
+			p.refuse(fc, w, r, ref, fc.d.Port)
 		}
-		return
+		return nil
 	}
+	return resp
+}
+
+// pass passes resp back to the client and makes the request's one
+// Record when its body has been passed on (or cut off), so a body that
+// stalls counts as a timeout, not also as allowed. The Record is made
+// even when copyBody aborts the handler.
+func (p *Proxy) pass(fc *forwardContext, w http.ResponseWriter, r *http.Request, resp *http.Response, watchdog *time.Timer, timeout time.Duration, start time.Time) {
 	defer resp.Body.Close()
-	// The request's one Record is made when its body has been passed on
-	// (or cut off), so a body that stalls counts as a timeout, not also
-	// as allowed. It runs even when copyBody aborts the handler.
-	rec := Record{URL: r.RequestURI, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start), WouldRefuse: d.WouldRefuse}
-	defer func() {
-		p.recordProxied(ctx, r, rec)
-	}()
+	d := &fc.d
+	fc.rec = Record{URL: r.RequestURI, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start), WouldRefuse: d.WouldRefuse}
+	defer p.recordSent(fc, r)
 	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
-	p.copyBody(ctx, w, r, resp, watchdog, timeout, &d, &rec)
+	p.copyBody(fc, w, r, resp, watchdog, timeout, d, &fc.rec)
+}
+
+// recordSent makes the one Record of a request that was sent: allowed,
+// or refused when its body stalled.
+func (p *Proxy) recordSent(fc *forwardContext, r *http.Request) {
+	if fc.rec.Refusal != nil {
+		p.recordStalled(fc, r)
+		return
+	}
+	p.g.recordAt(fc, &fc.rec)
+}
+
+// recordStalled records a request whose body stalled, as every refusal
+// of the proxy is. Out of line: its copy of the Record takes stack only
+// then.
+//
+//go:noinline
+func (p *Proxy) recordStalled(fc *forwardContext, r *http.Request) {
+	p.recordProxied(fc, r, fc.rec)
 }
 
 // abandoned reports whether a failure is only the echo of the client
@@ -94,12 +149,15 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return 
 // streamFlushDelay unless the body ends first. Most such bodies are a
 // server's ordinary answers that outgrew its buffer; flushing each of
 // their pieces cost a write(2) a piece, on top of the one the end of the
-// response makes, which a bare forward proxy does not pay.
+// response makes, which a bare forward proxy does not pay. The delay is
+// armed only when a piece is not the body's last (most such answers come
+// in one read together with their end), so those pay no timer either.
 func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Request, resp *http.Response, watchdog *time.Timer, timeout time.Duration, d *Decision, rec *Record) {
 	out := io.Writer(w)
+	var f *streamFlusher
 	if resp.ContentLength < 0 {
-		f := &streamFlusher{w: w, rc: http.NewResponseController(w)}
-		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		f = &streamFlusher{w: w}
+		if !isEventStream(resp.Header.Get("Content-Type")) {
 			f.delay = streamFlushDelay
 		}
 		defer f.stop()
@@ -126,7 +184,18 @@ func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Req
 			// Cut the connection: a body ended early must not look whole.
 			panic(http.ErrAbortHandler)
 		}
+		if f != nil && n > 0 {
+			f.more()
+		}
 	}
+}
+
+// isEventStream reports whether the Content-Type value ct is
+// text/event-stream, whatever its parameters, as mime.ParseMediaType
+// would (which builds a map of the parameters to say so).
+func isEventStream(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
 }
 
 // streamFlushDelay is the longest a piece of a body of unknown length
@@ -136,14 +205,14 @@ const streamFlushDelay = 5 * time.Millisecond
 
 // streamFlusher writes a body of unknown length and flushes it: at once
 // when delay is 0, else from a timer delay after the first piece not yet
-// flushed. Writes and flushes are serialised, as the timer runs on
-// another goroutine.
+// flushed that more of the body follows (more). Writes and flushes are
+// serialised, as the timer runs on another goroutine.
 type streamFlusher struct {
 	w     http.ResponseWriter
-	rc    *http.ResponseController
 	delay time.Duration
 
 	mu      sync.Mutex
+	rc      *http.ResponseController // made at the first flush
 	timer   *time.Timer
 	armed   bool
 	stopped bool
@@ -153,11 +222,19 @@ func (f *streamFlusher) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n, err := f.w.Write(p)
-	if err != nil || f.armed {
+	if err != nil || f.delay > 0 {
 		return n, err
 	}
-	if f.delay == 0 {
-		return n, f.rc.Flush()
+	return n, f.flushLocked()
+}
+
+// more says that the body goes on after what was written: what is not
+// flushed yet is flushed within delay, unless the body ends first.
+func (f *streamFlusher) more() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.delay == 0 || f.armed || f.stopped {
+		return
 	}
 	f.armed = true
 	if f.timer == nil {
@@ -165,7 +242,6 @@ func (f *streamFlusher) Write(p []byte) (int, error) {
 	} else {
 		f.timer.Reset(f.delay)
 	}
-	return n, nil
 }
 
 func (f *streamFlusher) flush() {
@@ -175,7 +251,14 @@ func (f *streamFlusher) flush() {
 		return
 	}
 	f.armed = false
-	_ = f.rc.Flush()
+	_ = f.flushLocked()
+}
+
+func (f *streamFlusher) flushLocked() error {
+	if f.rc == nil {
+		f.rc = http.NewResponseController(f.w)
+	}
+	return f.rc.Flush()
 }
 
 // stop ends the flushing before the handler returns (which ends the

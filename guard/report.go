@@ -94,10 +94,10 @@ func (n *Notes) Last() (Record, bool) {
 	return n.last, n.seen
 }
 
-func (n *Notes) note(r Record) {
+func (n *Notes) note(r *Record) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.last, n.seen = r, true
+	n.last, n.seen = *r, true
 }
 
 // record records rec under the caller in ctx, or notes it when the caller
@@ -105,18 +105,27 @@ func (n *Notes) note(r Record) {
 // guard hands back is complete when returned: a tool that writes its
 // answer before its call is recorded shows the same caller, port and
 // redirect chain as the record.
-func (g *Guard) record(ctx context.Context, rec Record) {
+func (g *Guard) record(ctx context.Context, rec Record) { g.recordAt(ctx, &rec) }
+
+// recordAt is record for a Record the caller owns and lets it stamp in
+// place. Every proxied request ends here, so the Record is handed down by
+// pointer until the Recorder takes its copy: passed by value, each of
+// these calls held one more copy on the request's stack (see
+// Proxy.forward on why that depth costs).
+func (g *Guard) recordAt(ctx context.Context, rec *Record) {
 	rec.Caller = CallerFrom(ctx)
 	rec.Redirects = slices.Clone(rec.Redirects)
 	if rec.Refusal != nil {
 		rec.Refusal.stamp(rec.Caller, rec.Port, rec.Redirects)
 	}
-	rec.WouldRefuse = stampedCopy(rec.WouldRefuse, rec)
+	if rec.WouldRefuse != nil {
+		rec.WouldRefuse = stampedCopy(rec.WouldRefuse, rec)
+	}
 	if n, ok := ctx.Value(notesKey{}).(*Notes); ok {
 		n.note(rec)
 		return
 	}
-	g.Record(rec)
+	g.recordOut(rec)
 }
 
 // Record hands rec to the Recorder, stamping its Time when unset, and
@@ -125,7 +134,9 @@ func (g *Guard) record(ctx context.Context, rec Record) {
 // the guard made is already stamped; one the caller made is stamped
 // here). It is how a caller that took Notes records its call, once, when
 // it ends.
-func (g *Guard) Record(rec Record) {
+func (g *Guard) Record(rec Record) { g.recordOut(&rec) }
+
+func (g *Guard) recordOut(rec *Record) {
 	if rec.Time.IsZero() {
 		rec.Time = g.now()
 	}
@@ -133,15 +144,21 @@ func (g *Guard) Record(rec Record) {
 		rec.Refusal.stamp(rec.Caller, rec.Port, rec.Redirects)
 		rec.WouldRefuse = nil // a refused request is refused, not tried
 	}
-	rec.WouldRefuse = stampedCopy(rec.WouldRefuse, rec)
+	if rec.WouldRefuse != nil {
+		rec.WouldRefuse = stampedCopy(rec.WouldRefuse, rec)
+	}
 	if g.recorder != nil {
-		g.recorder.Record(rec)
+		g.recorder.Record(*rec)
 	}
 }
 
 // stampedCopy is a report-only refusal stamped with the record's caller,
 // as a copy: the decision that holds it may be shared.
-func stampedCopy(r *Refusal, rec Record) *Refusal {
+//
+// Out of line: its copy of the Refusal takes stack only when there is one.
+//
+//go:noinline
+func stampedCopy(r *Refusal, rec *Record) *Refusal {
 	if r == nil {
 		return nil
 	}

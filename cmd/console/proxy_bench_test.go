@@ -10,12 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/outboundhq/outbound/guard/guardtest"
 	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/models"
 	"github.com/outboundhq/outbound/tools"
@@ -111,26 +111,7 @@ func benchProxySize(b *testing.B, size int) {
 // minimalProxy is the baseline: an unguarded forward proxy that sends
 // absolute-URI requests on with one shared transport and copies the
 // answer back, checking nothing.
-func minimalProxy(tr *http.Transport) http.Handler {
-	buffers := sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		out := r.WithContext(r.Context())
-		out.RequestURI = ""
-		resp, err := tr.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		buf := buffers.Get().(*[]byte)
-		_, _ = io.CopyBuffer(struct{ io.Writer }{w}, resp.Body, *buf)
-		buffers.Put(buf)
-	})
-}
+func minimalProxy(tr *http.Transport) http.Handler { return guardtest.BareForwardProxy(tr) }
 
 // runProxyBench sends b.N GETs of target from proxyBenchClients clients
 // that share one keep-alive transport, through proxy when it is set, with
@@ -143,36 +124,19 @@ func runProxyBench(b *testing.B, target string, proxy *url.URL, ticket string) {
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
 	var next atomic.Int64
-	var failed atomic.Value
-	var wg sync.WaitGroup
 	b.ReportAllocs()
 	cpu := processCPU()
 	b.ResetTimer()
-	for range proxyBenchClients {
-		wg.Go(func() {
-			for next.Add(1) <= int64(b.N) {
-				req, _ := http.NewRequest(http.MethodGet, target, nil)
-				if ticket != "" {
-					req.Header.Set("X-Outbound-Ticket", ticket)
-				}
-				resp, err := client.Do(req)
-				if err != nil {
-					failed.CompareAndSwap(nil, err.Error())
-					return
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					failed.CompareAndSwap(nil, resp.Status)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	_, err := guardtest.Load(proxyBenchClients, func() bool { return next.Add(1) <= int64(b.N) }, func() (*http.Response, error) {
+		req, _ := http.NewRequest(http.MethodGet, target, nil)
+		if ticket != "" {
+			req.Header.Set("X-Outbound-Ticket", ticket)
+		}
+		return client.Do(req)
+	})
 	b.StopTimer()
-	if msg := failed.Load(); msg != nil {
-		b.Fatalf("a request failed: %v", msg)
+	if err != nil {
+		b.Fatalf("a request failed: %v", err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 	// CPU per request, clients and server together, including the rows

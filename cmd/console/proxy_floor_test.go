@@ -14,11 +14,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/outboundhq/outbound/guard/guardtest"
 )
 
 // minimalProxyEnv makes the test binary a minimal forward proxy process
@@ -136,36 +136,15 @@ func floorOnce(t *testing.T, target string, proxy *url.URL, pid int, d time.Dura
 	if pid != 0 {
 		pids = []int{pid}
 	}
-	var done atomic.Int64
-	var failed atomic.Value
-	var wg sync.WaitGroup
 	cpu := pidsCPU(t, pids)
 	start := time.Now()
 	deadline := start.Add(d)
-	for range proxyBenchClients {
-		wg.Go(func() {
-			for time.Now().Before(deadline) {
-				resp, err := client.Get(target)
-				if err != nil {
-					failed.CompareAndSwap(nil, err.Error())
-					return
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					failed.CompareAndSwap(nil, resp.Status)
-					return
-				}
-				done.Add(1)
-			}
-		})
-	}
-	wg.Wait()
+	done, err := guardtest.Load(proxyBenchClients, func() bool { return time.Now().Before(deadline) }, func() (*http.Response, error) { return client.Get(target) })
 	elapsed := time.Since(start)
-	if msg := failed.Load(); msg != nil {
-		t.Fatalf("a request through %v failed: %v", proxy, msg)
+	if err != nil {
+		t.Fatalf("a request through %v failed: %v", proxy, err)
 	}
-	n := float64(done.Load())
+	n := float64(done)
 	return floorRun{perSecond: n / elapsed.Seconds(), cpuPerRequest: float64((pidsCPU(t, pids) - cpu).Microseconds()) / n}
 }
 

@@ -10,10 +10,13 @@ package guardtest
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Resolver answers from a table and records every lookup. A name given
@@ -104,4 +107,59 @@ func (d *Dialer) Dials() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return append([]string(nil), d.dials...)
+}
+
+// BareForwardProxy is the floor a proxy's cost is measured against: an
+// unguarded forward proxy that sends absolute-URI requests on with tr and
+// copies the answer back, checking and recording nothing.
+func BareForwardProxy(tr *http.Transport) http.Handler {
+	buffers := sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out := r.WithContext(r.Context())
+		out.RequestURI = ""
+		resp, err := tr.RoundTrip(out)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		buf := buffers.Get().(*[]byte)
+		_, _ = io.CopyBuffer(struct{ io.Writer }{w}, resp.Body, *buf) // the struct hides ReadFrom, as a proxy's copy loop would
+		buffers.Put(buf)
+	})
+}
+
+// Load runs clients goroutines that each send requests with do while
+// more reports true, read every answer to its end and count those
+// answered 200. It returns the count and the first failure: an error, or
+// a status other than 200, after which that client stops.
+func Load(clients int, more func() bool, do func() (*http.Response, error)) (int64, error) {
+	var done atomic.Int64
+	var failed atomic.Value
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for more() {
+				resp, err := do()
+				if err != nil {
+					failed.CompareAndSwap(nil, err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					failed.CompareAndSwap(nil, fmt.Errorf("answered %s", resp.Status))
+					return
+				}
+				done.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	err, _ := failed.Load().(error)
+	return done.Load(), err
 }
