@@ -128,3 +128,23 @@ func allowAuditWrites(t testing.TB, s *Store) error {
 	}
 	return nil
 }
+
+// pagedIDs lists the IDs of every row q selects by following the page
+// cursors from the newest page on, as the console does.
+func pagedIDs(t *testing.T, s *Store, q RefusalQuery) []int64 {
+	t.Helper()
+	var ids []int64
+	for {
+		page, next, err := s.ListRefusals(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range page {
+			ids = append(ids, r.ID)
+		}
+		if next == 0 {
+			return ids
+		}
+		q.BeforeID = next
+	}
+}

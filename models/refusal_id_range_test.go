@@ -60,20 +60,7 @@ func testTimeFiltersAreExactWhereIDsDoNotFollowTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Pages of 7, followed by their cursors.
-			var paged []int64
-			for {
-				page, next, err := s.ListRefusals(ctx, q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, r := range page {
-					paged = append(paged, r.ID)
-				}
-				if next == 0 {
-					break
-				}
-				q.BeforeID = next
-			}
+			paged := pagedIDs(t, s, q)
 			name := fmt.Sprintf("since %s until %s code %q", w.since.Format(time.TimeOnly), w.until.Format(time.TimeOnly), code)
 			if !slices.Equal(got, want) || !slices.Equal(paged, want) {
 				t.Errorf("%s: listed %v, paged %v; the rows say %v", name, got, paged, want)

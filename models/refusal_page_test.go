@@ -198,20 +198,7 @@ func TestHostSubstringAcrossRecentScanBoundary(t *testing.T) {
 					t.Fatal(err)
 				}
 				q := RefusalQuery{Host: "rare", Limit: limit}
-				var paged []int64
-				for {
-					page, next, err := s.ListRefusals(ctx, q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, r := range page {
-						paged = append(paged, r.ID)
-					}
-					if next == 0 {
-						break
-					}
-					q.BeforeID = next
-				}
+				paged := pagedIDs(t, s, q)
 				if !slices.Equal(got, want) || !slices.Equal(paged, want) {
 					t.Errorf("rare host rows:\n export %v\n  paged %v\n   want %v", got, paged, want)
 				}

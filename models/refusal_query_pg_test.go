@@ -38,21 +38,7 @@ func TestFewHostsBelowTheRecentWindowPageExactly(t *testing.T) {
 				func(i int) bool { return i%3 == 2 && i >= 10 && i < 100 }},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
-				var got []int64
-				q := tt.q
-				for {
-					page, next, err := s.ListRefusals(ctx, q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, r := range page {
-						got = append(got, r.ID)
-					}
-					if next == 0 {
-						break
-					}
-					q.BeforeID = next
-				}
+				got := pagedIDs(t, s, tt.q)
 				var want []int64
 				for i := total - 1; i >= 0; i-- {
 					if tt.match(i) {
