@@ -133,7 +133,9 @@ func (s *Store) InsertDecisions(ctx context.Context, rows []Decision) error {
 	now := time.Now().UTC()
 	values := make([]any, 0, len(rows)*len(decisionColumns))
 	for i := range rows {
-		values = appendDecisionValues(values, &rows[i], now)
+		d := rows[i]
+		d.capStrings() // the writer's rows are capped already; a direct call's too
+		values = appendDecisionValues(values, &d, now)
 	}
 	var err error
 	if s.engine == enginePostgres {
@@ -164,6 +166,7 @@ func (s *Store) insertDecisionRows(ctx context.Context, args []any) error {
 
 // capText cuts s to at most n characters, the last being "…".
 func capText(s string, n int) string {
+	s = storable(s)
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

@@ -163,6 +163,7 @@ func (s *Store) InsertRefusals(ctx context.Context, rows []Refusal) error {
 			t := r.LastTime.UTC()
 			r.LastTime = &t
 		}
+		r.capStrings() // the writer's rows are capped already; a direct call's too
 		prepared[i] = r
 	}
 	var err error

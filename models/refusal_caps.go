@@ -2,6 +2,7 @@ package models
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -27,6 +28,7 @@ const CutMarker = "…[cut "
 
 // capString returns s cut to at most max bytes, marker included.
 func capString(s string, max int) string {
+	s = storable(s)
 	if len(s) <= max {
 		return s
 	}
@@ -42,12 +44,27 @@ func capString(s string, max int) string {
 	return s[:room] + CutMarker + strconv.Itoa(len(s)-room) + " bytes]"
 }
 
+// storable is s as every store keeps text: NUL bytes and invalid UTF-8
+// become U+FFFD. PostgreSQL refuses both in a text column, and a batch
+// holding one would fail whole and be retried for ever ahead of every
+// later row, so a URL or argument with a NUL in it (valid JSON: \u0000)
+// would stop the log. SQLite would keep them, so both stores now keep the
+// same text.
+func storable(s string) string {
+	if isStorable(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+func isStorable(s string) bool { return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) }
+
 // capList keeps at most MaxListItems items, each cut to max bytes; a list
 // that was longer ends with an item saying how many were left out.
 func capList(l StringList, max int) StringList {
 	changed := len(l) > MaxListItems
 	for _, s := range l {
-		if len(s) > max {
+		if len(s) > max || !isStorable(s) {
 			changed = true
 			break
 		}
