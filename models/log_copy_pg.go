@@ -58,7 +58,10 @@ func (s *Store) pgWrite(ctx context.Context, fn func(tx pgx.Tx) error) error {
 		if err := fn(tx); err != nil {
 			return err
 		}
-		return tx.Commit(ctx)
+		// Not cancellable: a commit cut off by the writer's shutdown may
+		// still have committed, and the batch would then be kept, spilled
+		// and written twice.
+		return tx.Commit(context.WithoutCancel(ctx))
 	})
 }
 

@@ -84,6 +84,12 @@ func openPostgres(dsn string) (*Store, error) {
 	if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set {
 		cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
+	// Every session works in UTC, whatever the server's or the URL's
+	// zone: the counters' periods are UTC hours and days, and
+	// date_trunc on a timestamptz truncates in the session's zone, so a
+	// server in a zone with a half-hour offset keyed the counters the
+	// migrations fill at XX:30 while everything else reads XX:00.
+	cfg.RuntimeParams["timezone"] = "UTC"
 	// Timestamps come back in UTC, as they do from SQLite, so a time read
 	// back prints and compares the same on both engines.
 	sqlDB := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(_ context.Context, c *pgx.Conn) error {
