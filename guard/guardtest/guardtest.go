@@ -139,20 +139,24 @@ func BareForwardProxy(tr *http.Transport) http.Handler {
 // a status other than 200, after which that client stops.
 func Load(clients int, more func() bool, do func() (*http.Response, error)) (int64, error) {
 	var done atomic.Int64
-	var failed atomic.Value
+	// The first failure, whatever its type (an atomic.Value would panic on
+	// a second one of another type).
+	var once sync.Once
+	var first error
+	fail := func(err error) { once.Do(func() { first = err }) }
 	var wg sync.WaitGroup
 	for range clients {
 		wg.Go(func() {
 			for more() {
 				resp, err := do()
 				if err != nil {
-					failed.CompareAndSwap(nil, err)
+					fail(err)
 					return
 				}
 				_, _ = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusOK {
-					failed.CompareAndSwap(nil, fmt.Errorf("answered %s", resp.Status))
+					fail(fmt.Errorf("answered %s", resp.Status))
 					return
 				}
 				done.Add(1)
@@ -160,6 +164,5 @@ func Load(clients int, more func() bool, do func() (*http.Response, error)) (int
 		})
 	}
 	wg.Wait()
-	err, _ := failed.Load().(error)
-	return done.Load(), err
+	return done.Load(), first
 }
