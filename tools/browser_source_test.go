@@ -43,6 +43,11 @@ func TestBrowserToolsFollowTheSetting(t *testing.T) {
 	if err != nil || res.OK() || res.Refusal.Reason != ReasonBrowserOff || res.Refusal.Remedy != guard.ChangeSetting("browser") {
 		t.Fatalf("a call while off: %v %+v", err, res.Refusal)
 	}
+	// The JSON API serves the tool while off, as MCP does: a call is
+	// answered with why (the setting), not with "no such tool".
+	if api := reg.API(nil); !api.Serves(BrowserOpenName) || slices.Contains(api.Names(), BrowserOpenName) {
+		t.Fatalf("while off the API serves %s: %v, lists it: %v; want served but not listed", BrowserOpenName, api.Serves(BrowserOpenName), api.Names())
+	}
 	mu.Lock()
 	mode = BrowserReadOnly
 	mu.Unlock()

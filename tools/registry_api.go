@@ -32,8 +32,11 @@ func (r *Registry) ToolAPI(name string, agents Agents) *ToolAPI {
 	return &ToolAPI{reg: r, agents: agents, only: name}
 }
 
-// Serves reports whether the API serves the tool name: one lookup, where
-// Names builds every tool (each integration's and its schema).
+// Serves reports whether the API answers a call of the tool name: every
+// tool Names lists, and a tool switched off (the browser tools while the
+// browser setting is off), which answers with why, as over MCP. It is one
+// lookup, where Names builds every tool (each integration's and its
+// schema).
 func (a *ToolAPI) Serves(name string) bool {
 	if a.only != "" {
 		return name == a.only

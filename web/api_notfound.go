@@ -43,8 +43,9 @@ func (s *Server) toolsFix() string {
 type ToolAPI interface {
 	http.Handler
 	Names() []string
-	// Serves reports whether name is one of Names, without listing them:
-	// it runs on every API call.
+	// Serves reports whether the API answers a call of name (one of
+	// Names, or a tool switched off, which answers with why), without
+	// listing them: it runs on every API call.
 	Serves(name string) bool
 }
 
