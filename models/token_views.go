@@ -41,19 +41,38 @@ type TokenView struct {
 	Base string
 }
 
-// ParkTokenView keeps a sealed new token for one view by session under
-// the view ID's hash, until expires. Expired views are deleted first.
-func (s *Store) ParkTokenView(ctx context.Context, idHash string, session int64, v TokenView, now, expires time.Time) error {
-	return s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where("expires_at <= ?", now.UTC()).Delete(&tokenView{}).Error; err != nil {
-			return fmt.Errorf("models: dropping expired token views: %w", err)
+// ParkedView is a new token's one view, as CreateTokenWithView keeps it:
+// the sealed token under the view ID's hash, for session, until Expires.
+type ParkedView struct {
+	IDHash       string
+	Session      int64
+	View         TokenView
+	Now, Expires time.Time
+}
+
+// CreateTokenWithView is CreateToken that also keeps the token's one view,
+// in the same transaction: a token is never live without the view that
+// shows it (nor a view without its token). Expired views are deleted first.
+func (s *Store) CreateTokenWithView(ctx context.Context, name, hash string, view ParkedView, audit ...Audit) (AgentToken, error) {
+	return s.createToken(ctx, name, hash, func(tx *gorm.DB) error {
+		if err := dropExpiredViews(tx, view.Now); err != nil {
+			return err
 		}
-		row := tokenView{IDHash: idHash, SessionID: session, Name: v.Name, Sealed: v.Sealed, Base: v.Base, ExpiresAt: expires.UTC()}
+		row := tokenView{IDHash: view.IDHash, SessionID: view.Session, Name: view.View.Name, Sealed: view.View.Sealed, Base: view.View.Base, ExpiresAt: view.Expires.UTC()}
 		if err := tx.Create(&row).Error; err != nil {
-			return fmt.Errorf("models: keeping the new token %q for its view: %w", v.Name, err)
+			return fmt.Errorf("models: keeping the new token %q for its view: %w", name, err)
 		}
 		return nil
-	})
+	}, audit)
+}
+
+// dropExpiredViews deletes the views past their time, shown or not, so an
+// unseen token's sealed copy does not outlive its view.
+func dropExpiredViews(tx *gorm.DB, now time.Time) error {
+	if err := tx.Where("expires_at <= ?", now.UTC()).Delete(&tokenView{}).Error; err != nil {
+		return fmt.Errorf("models: dropping expired token views: %w", err)
+	}
+	return nil
 }
 
 // TakeTokenView returns session's view with idHash and spends it: the
@@ -62,6 +81,10 @@ func (s *Store) ParkTokenView(ctx context.Context, idHash string, session int64,
 // expired one, is ErrNotFound.
 func (s *Store) TakeTokenView(ctx context.Context, idHash string, session int64, now time.Time) (TokenView, error) {
 	var out TokenView
+	// Its own statement: the take below rolls back when it finds nothing.
+	if err := dropExpiredViews(s.w.WithContext(ctx), now); err != nil {
+		return TokenView{}, err
+	}
 	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var row tokenView
 		err := tx.Where("id_hash = ? AND session_id = ? AND expires_at > ?", idHash, session, now.UTC()).Take(&row).Error

@@ -34,6 +34,11 @@ func (t AgentToken) Active() bool { return t.RevokedAt == nil }
 // records in the same transaction. A name or hash already in use (even by a
 // revoked token) is a *DuplicateError.
 func (s *Store) CreateToken(ctx context.Context, name, hash string, audit ...Audit) (AgentToken, error) {
+	return s.createToken(ctx, name, hash, nil, audit)
+}
+
+// createToken is CreateToken, with also run in its transaction when set.
+func (s *Store) createToken(ctx context.Context, name, hash string, also func(tx *gorm.DB) error, audit []Audit) (AgentToken, error) {
 	if name == "" {
 		return AgentToken{}, fmt.Errorf("models: agent token needs a name, e.g. the agent it belongs to")
 	}
@@ -47,6 +52,11 @@ func (s *Store) CreateToken(ctx context.Context, name, hash string, audit ...Aud
 				return errDuplicateToken
 			}
 			return fmt.Errorf("models: creating agent token %q: %w", name, err)
+		}
+		if also != nil {
+			if err := also(tx); err != nil {
+				return err
+			}
 		}
 		return writeAudit(tx, audit)
 	})

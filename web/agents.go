@@ -48,7 +48,8 @@ func (s *Server) renderAgents(c echo.Context, status int, name, problem string) 
 // caches, and reloading the page that shows it submits nothing again.
 func (s *Server) createToken(c echo.Context) error {
 	name := strings.TrimSpace(c.FormValue("name"))
-	token, err := s.d.Identity.CreateToken(c.Request().Context(), userOf(c).Name, name)
+	u := userOf(c)
+	view, err := s.d.Identity.CreateTokenForView(c.Request().Context(), s.d.Now(), u.Name, name, u.sessionID, c.Scheme()+"://"+c.Request().Host)
 	switch {
 	case tokenNameMessage(err) != "":
 		return s.renderAgents(c, http.StatusUnprocessableEntity, name, tokenNameMessage(err))
@@ -56,10 +57,6 @@ func (s *Server) createToken(c echo.Context) error {
 		return s.renderAgents(c, http.StatusUnprocessableEntity, name,
 			fmt.Sprintf("A token named %q already exists (revoked tokens keep their name); pick another name, e.g. %s-2.", name, name))
 	case err != nil:
-		return err
-	}
-	view, err := s.d.Identity.ParkTokenView(c.Request().Context(), s.d.Now(), userOf(c).sessionID, name, token, c.Scheme()+"://"+c.Request().Host)
-	if err != nil {
 		return err
 	}
 	return redirect(c, "/agents/new/"+view)

@@ -16,10 +16,9 @@ import (
 // It is declared here, by the handlers that use it, so it says exactly
 // what they call; *app.App implements it.
 type Identity interface {
-	CreateToken(ctx context.Context, actor, name string) (string, error)
 	RevokeToken(ctx context.Context, actor, name string) error
 	ListTokens(ctx context.Context) ([]app.Token, error)
-	ParkTokenView(ctx context.Context, now time.Time, session int64, name, token, base string) (string, error)
+	CreateTokenForView(ctx context.Context, now time.Time, actor, name string, session int64, base string) (string, error)
 	TakeTokenView(ctx context.Context, now time.Time, session int64, id string) (app.NewToken, error)
 
 	ListUsers(ctx context.Context) ([]app.User, error)

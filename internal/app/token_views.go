@@ -30,23 +30,34 @@ type NewToken struct {
 	Base string
 }
 
-// ErrNoTokenSecretKey is ParkTokenView's error in a process opened
+// ErrNoTokenSecretKey is CreateTokenForView's error in a process opened
 // without the secret key (ReadOnly): it cannot seal the token.
-var ErrNoTokenSecretKey = errors.New("app: no secret key to keep a new token for its view")
+var ErrNoTokenSecretKey = errors.New("app: no secret key to keep a new token for its view; open the console with its secret key (CONSOLE_SECRET_KEY, CONSOLE_SECRET_KEY_FILE or the key file beside the database)")
 
-// ParkTokenView keeps a new token for one view by session and returns the
-// view's ID for its URL. Only the ID's hash is stored.
-func (a *App) ParkTokenView(ctx context.Context, now time.Time, session int64, name, token, base string) (string, error) {
+// CreateTokenForView mints a token for an agent, as CreateToken does, and
+// keeps it for one view by session, in the same transaction: it returns
+// the view's ID for its URL (only the ID's hash is stored). Nothing is
+// created when the token cannot be sealed.
+func (a *App) CreateTokenForView(ctx context.Context, now time.Time, actor, name string, session int64, base string) (string, error) {
+	if err := CheckTokenName(name); err != nil {
+		return "", err
+	}
 	if a.secrets == nil {
 		return "", ErrNoTokenSecretKey
 	}
-	sealed, err := a.secrets.Seal(token)
+	secret, err := tools.NewToken()
+	if err != nil {
+		return "", err
+	}
+	sealed, err := a.secrets.Seal(secret)
 	if err != nil {
 		return "", fmt.Errorf("app: sealing the new token %q: %w", name, err)
 	}
 	id := rand.Text() // 128 random bits; the URL's capability
-	view := models.TokenView{Name: name, Sealed: sealed, Base: base}
-	if err := a.store.ParkTokenView(ctx, tools.HashToken(id), session, view, now, now.Add(TokenViewTTL)); err != nil {
+	view := models.ParkedView{IDHash: tools.HashToken(id), Session: session, View: models.TokenView{Name: name, Sealed: sealed, Base: base},
+		Now: now, Expires: now.Add(TokenViewTTL)}
+	record := models.Audit{Actor: actor, Action: ActionTokenCreate, Target: name, After: "active"}
+	if _, err := a.store.CreateTokenWithView(ctx, name, tools.HashToken(secret), view, record); err != nil {
 		return "", err
 	}
 	return id, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/outboundhq/outbound/models"
+	"github.com/outboundhq/outbound/tools"
 )
 
 // TestTokenViewIsSealedBoundToItsSessionAndSpentOnce: a parked token is
@@ -17,36 +18,40 @@ import (
 func TestTokenViewIsSealedBoundToItsSessionAndSpentOnce(t *testing.T) {
 	ta := openTestApp(t)
 	ctx := context.Background()
-	token, err := ta.CreateToken(ctx, "ada", "helpdesk-bot")
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Now()
-	id, err := ta.ParkTokenView(ctx, now, 7, "helpdesk-bot", token, "https://console.example")
+	id, err := ta.CreateTokenForView(ctx, now, "ada", "helpdesk-bot", 7, "https://console.example")
 	if err != nil {
 		t.Fatal(err)
-	}
-	if onDisk := databaseText(t, ta.store.Path()); strings.Contains(onDisk, token) || strings.Contains(onDisk, id) {
-		t.Fatal("the database holds the token or the view's ID in the clear")
 	}
 	if _, err := ta.TakeTokenView(ctx, now, 8, id); !errors.Is(err, models.ErrNotFound) {
 		t.Fatalf("another session's take: %v, want not found", err)
 	}
+	if onDisk := databaseText(t, ta.store.Path()); strings.Contains(onDisk, id) || strings.Contains(onDisk, tools.TokenPrefix) {
+		t.Fatal("the database holds the view's ID or a token in the clear")
+	}
 	first, err := ta.TakeTokenView(ctx, now, 7, id)
-	if err != nil || first.Token != token || first.Name != "helpdesk-bot" || first.Base != "https://console.example" {
+	if err != nil || !strings.HasPrefix(first.Token, tools.TokenPrefix) || first.Name != "helpdesk-bot" || first.Base != "https://console.example" {
 		t.Fatalf("first view = %+v, %v; want the token", first, err)
+	}
+	if agent, err := ta.VerifyToken(ctx, first.Token); err != nil || agent != "helpdesk-bot" {
+		t.Fatalf("the token shown verifies as %q, %v", agent, err)
 	}
 	again, err := ta.TakeTokenView(ctx, now, 7, id)
 	if err != nil || again.Token != "" || again.Name != "helpdesk-bot" {
 		t.Fatalf("second view = %+v, %v; want the name without the token", again, err)
 	}
 
-	unseen, err := ta.ParkTokenView(ctx, now, 7, "helpdesk-bot", token, "https://console.example")
+	// A view never opened expires.
+	unseen, err := ta.CreateTokenForView(ctx, now, "ada", "unseen-bot", 7, "https://console.example")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ta.TakeTokenView(ctx, now.Add(TokenViewTTL+time.Second), 7, unseen); !errors.Is(err, models.ErrNotFound) {
 		t.Fatalf("a view past its %v: %v, want not found", TokenViewTTL, err)
+	}
+	// A name the rules refuse creates nothing.
+	if _, err := ta.CreateTokenForView(ctx, now, "ada", "no spaces", 7, "https://console.example"); err == nil {
+		t.Fatal("a bad token name was accepted")
 	}
 }
 
