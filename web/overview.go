@@ -60,6 +60,15 @@ func (s *Server) overviewPage(c echo.Context) error {
 	return render(c, http.StatusOK, views.OverviewPage(s.shell(c, "Overview", "overview"), vm))
 }
 
+// hoursFrom is the start of the first hourly bucket as the log's from
+// filter, or fallback when there are none.
+func hoursFrom(hours []models.OverviewBucket, fallback string) string {
+	if len(hours) == 0 {
+		return fallback
+	}
+	return hours[0].Start.UTC().Format("2006-01-02T15:04")
+}
+
 // overviewView turns the store's counts into the page's view model.
 func overviewView(o models.RefusalOverview, since time.Time) views.OverviewView {
 	from := since.Format("2006-01-02T15:04")
@@ -69,7 +78,10 @@ func overviewView(o models.RefusalOverview, since time.Time) views.OverviewView 
 		Days: views.Chart{ID: "days", Title: "Last 30 days, by day",
 			Caption: "Refusals per day over the last 30 days, stacked: attack-like, policy and network failures. Each bar opens the log for its day."},
 		Window:      "since " + since.Format("Mon 2006-01-02") + " 00:00 UTC (yesterday and today)",
-		NetworkHref: logHref("kind", string(guard.KindNetwork), "from", from),
+		// The network failures counted are the hourly bars' (the last 24
+		// hours), so their link starts where the first bar does, not where
+		// the top lists do.
+		NetworkHref: logHref("kind", string(guard.KindNetwork), "from", hoursFrom(o.Hours, from)),
 		LogHref:     "/refusals",
 		SpikeRule:   fmt.Sprintf("A spike is an hour with at least %d attack-like refusals and more than %d times the 24 hours' median.", spikeMinHour, spikeFactor),
 	}
