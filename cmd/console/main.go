@@ -59,7 +59,7 @@ type refusedError struct{}
 func (refusedError) Error() string { return "refused" }
 
 func main() {
-	tuneGC(os.Getenv)
+	tuneGCForThisProcess()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, env{os.Stdin, os.Stdout, os.Stderr}, os.Args[1:])
 	stop()
