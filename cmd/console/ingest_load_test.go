@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -342,12 +343,17 @@ type loadConn struct {
 	body []byte
 }
 
-// roundTrip sends c.req and returns the answer's status and body. A
-// connection the server closed is dialled again once.
+// roundTrip sends c.req and returns the answer's status and body. Only a
+// keep-alive connection the server closed before answering anything is
+// dialled again, once: a request that may have been answered is never sent
+// twice (the store would then hold one row more than was answered). Every
+// exchange has a deadline, so a stalled server fails the test with a
+// message rather than hanging it.
 func (c *loadConn) roundTrip() (int, []byte, error) {
 	for attempt := 0; ; attempt++ {
+		reused := c.conn != nil
 		if c.conn == nil {
-			conn, err := net.Dial("tcp", c.addr)
+			conn, err := net.DialTimeout("tcp", c.addr, 10*time.Second)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -359,29 +365,35 @@ func (c *loadConn) roundTrip() (int, []byte, error) {
 		}
 		c.conn.Close()
 		c.conn = nil
-		if attempt > 0 {
+		if attempt > 0 || !reused || !errors.Is(err, io.EOF) {
 			return 0, nil, err
 		}
 	}
 }
 
 func (c *loadConn) exchange() (int, []byte, error) {
+	if err := c.conn.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		return 0, nil, err
+	}
 	if _, err := c.conn.Write(c.req); err != nil {
 		return 0, nil, err
 	}
 	resp, err := http.ReadResponse(c.br, nil)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, err // io.EOF: closed before any byte of an answer
 	}
 	buf := bytes.NewBuffer(c.body[:0])
 	_, err = buf.ReadFrom(resp.Body)
 	resp.Body.Close()
 	c.body = buf.Bytes()
+	if err != nil {
+		return 0, nil, fmt.Errorf("reading the answer: %w", err)
+	}
 	if resp.Close {
 		c.conn.Close()
 		c.conn = nil
 	}
-	return resp.StatusCode, c.body, err
+	return resp.StatusCode, c.body, nil
 }
 
 // pidsCPU is the CPU time (user and system) the processes have used.
