@@ -80,7 +80,11 @@ func planWindow(since, until time.Time, g granularity) windowPlan {
 	w.hi = until
 	if !pl.Equal(until) {
 		q := g.next(pl)
-		if until.Sub(pl) <= q.Sub(until) {
+		// A window that ends now (the Overview's) takes the rest of its
+		// last period from that period's counter: rows after now are
+		// next to none, where the rows since the period began are up to
+		// half a day of a flood's.
+		if until.Sub(pl) <= q.Sub(until) && until.Before(time.Now()) {
 			w.hi = pl
 			w.pieces = append(w.pieces, rowPiece{pl, until, 1})
 		} else {

@@ -254,3 +254,21 @@ func TestReasonCountersAreFilledForAnOlderDatabase(t *testing.T) {
 		t.Fatalf("reason counters after migration 14: %v; the rows say %v", got, want)
 	}
 }
+
+// A window that ends now or later takes the rest of its last period from
+// that period's counter, minus the (next to no) rows after its end, however
+// early in the period it ends: adding the period's rows so far would read
+// half a day of a flood on the Overview every morning.
+func TestAWindowEndingNowSubtractsTheFutureRatherThanAddingThePast(t *testing.T) {
+	today := utcDay(time.Now())
+	until := today.Add(25 * time.Hour) // an hour into tomorrow: later than now, early in its day
+	w := planWindow(today.Add(-24*time.Hour), until, byDay)
+	for _, p := range w.pieces {
+		if p.sign > 0 {
+			t.Fatalf("plan %+v adds the rows of [%v, %v); want the period's counter minus the rows after %v", w, p.from, p.to, until)
+		}
+	}
+	if !w.hi.Equal(today.Add(48 * time.Hour)) {
+		t.Errorf("counters read up to %v, want the end of the last period %v", w.hi, today.Add(48*time.Hour))
+	}
+}
