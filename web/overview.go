@@ -77,7 +77,7 @@ func overviewView(o models.RefusalOverview, since time.Time) views.OverviewView 
 			Caption: "Refusals per hour over the last 24 hours, stacked: attack-like, policy and network failures. Each bar opens the log for its hour."},
 		Days: views.Chart{ID: "days", Title: "Last 30 days, by day",
 			Caption: "Refusals per day over the last 30 days, stacked: attack-like, policy and network failures. Each bar opens the log for its day."},
-		Window:      "since " + since.Format("Mon 2006-01-02") + " 00:00 UTC (yesterday and today)",
+		Window: "since " + since.Format("Mon 2006-01-02") + " 00:00 UTC (yesterday and today)",
 		// The network failures counted are the hourly bars' (the last 24
 		// hours), so their link starts where the first bar does, not where
 		// the top lists do.
