@@ -1,6 +1,7 @@
 package models
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -57,12 +58,18 @@ func storable(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
+// moreMarker is the item capList ends a cut list with.
+var moreMarker = regexp.MustCompile(`^…\[[0-9]+ more\]$`)
+
 func isStorable(s string) bool { return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) }
 
 // capList keeps at most MaxListItems items, each cut to max bytes; a list
 // that was longer ends with an item saying how many were left out.
 func capList(l StringList, max int) StringList {
-	changed := len(l) > MaxListItems
+	// A list cut before (MaxListItems items and the count) is left as it
+	// is: rows are capped when queued and again when stored directly.
+	capped := len(l) == MaxListItems+1 && moreMarker.MatchString(l[MaxListItems])
+	changed := len(l) > MaxListItems && !capped
 	for _, s := range l {
 		if len(s) > max || !isStorable(s) {
 			changed = true

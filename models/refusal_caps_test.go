@@ -1,6 +1,8 @@
 package models
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,5 +57,24 @@ func TestCapStringLeavesShortValuesAlone(t *testing.T) {
 	}
 	if got := capString(strings.Repeat("x", MaxURLBytes+1), MaxURLBytes); len(got) > MaxURLBytes || !strings.HasSuffix(got, "…[cut 20 bytes]") {
 		t.Errorf("one byte over: %d bytes, ends %q", len(got), got[len(got)-20:])
+	}
+}
+
+// Capping is idempotent: a row capped when queued and again when stored
+// (a direct insert, a replay of the spill file) keeps what the first cut
+// kept, its count of the rest included.
+func TestCappingTwiceKeepsTheFirstCut(t *testing.T) {
+	redirects := make(StringList, 100)
+	for i := range redirects {
+		redirects[i] = "https://r.example/" + strings.Repeat("x", 5000)
+	}
+	r := Refusal{URL: strings.Repeat("u", 10_000), Message: strings.Repeat("m", 10_000), Agent: "a\x00b", Redirects: redirects}
+	r.capStrings()
+	once := r
+	once.Redirects = slices.Clone(r.Redirects)
+	r.capStrings()
+	if !reflect.DeepEqual(r, once) {
+		t.Errorf("capping twice changed the row:\nonce:  %d redirects, last %q\ntwice: %d redirects, last %q",
+			len(once.Redirects), once.Redirects[len(once.Redirects)-1], len(r.Redirects), r.Redirects[len(r.Redirects)-1])
 	}
 }
