@@ -13,12 +13,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // DSNEnv holds the URL of a PostgreSQL database the tests may create
@@ -54,7 +57,7 @@ func Schema(t testing.TB) string {
 	}
 	name := "t_" + hex.EncodeToString(b[:])
 	exec(t, dsn, "CREATE SCHEMA "+name)
-	t.Cleanup(func() { exec(t, dsn, "DROP SCHEMA "+name+" CASCADE") })
+	t.Cleanup(func() { dropSchema(t, dsn, name) })
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatalf("%s: %v", DSNEnv, err)
@@ -63,6 +66,40 @@ func Schema(t testing.TB) string {
 	q.Set("search_path", name)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// dropSchema drops a test's schema, trying again when PostgreSQL picks the
+// drop as a deadlock victim: dropping every table of a schema takes many
+// locks, and a connection the test's store still winds down (or
+// autovacuum) can hold one of them the other way round.
+func dropSchema(t testing.TB, dsn, name string) {
+	t.Helper()
+	stmt := "DROP SCHEMA " + name + " CASCADE"
+	var err error
+	for attempt := range 5 {
+		if err = tryExec(dsn, stmt); err == nil {
+			return
+		}
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "40P01" {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
+	}
+	t.Fatalf("%s: %v", stmt, err)
+}
+
+// tryExec runs one statement on the database dsn names.
+func tryExec(dsn, stmt string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return fmt.Errorf("connecting to %s: %w", DSNEnv, err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, stmt)
+	return err
 }
 
 // Exec runs one statement on the database dsn names.
