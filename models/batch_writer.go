@@ -421,8 +421,8 @@ func (w *BatchWriter[T]) flushWhile(ctx context.Context, more func() bool) error
 }
 
 // fullBatchWaits reports whether the writer should go on at once after a
-// batch: a failed batch or the spill file waits, or a full batch has
-// queued meanwhile. A few rows that came in while a batch was written wait
+// batch that was written: the spill file waits, or a full batch has
+// queued meanwhile (a failed batch ends the flush before this is asked). A few rows that came in while a batch was written wait
 // for the next tick or wake-up instead, at most FlushInterval. Why: a
 // transaction writes every page it touches once (SQLite appends each to
 // its WAL), and a refusal touches pages its batch-mates share (the table's
@@ -434,7 +434,7 @@ func (w *BatchWriter[T]) flushWhile(ctx context.Context, more func() bool) error
 func (w *BatchWriter[T]) fullBatchWaits() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.head) > 0 || len(w.queue) >= w.opts.FlushBatch || (w.spill != nil && w.spill.pending() > 0)
+	return len(w.queue) >= w.opts.FlushBatch || (w.spill != nil && w.spill.pending() > 0)
 }
 
 // nextBatch takes the next batch to write, and for one read from the spill
