@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/netip"
@@ -134,7 +135,9 @@ func (s *Server) refusalCounters(c echo.Context, vm *views.RefusalLog) error {
 	vm.TodayCount = n
 	// One more than shown: refusals of malformed URLs have no host, and
 	// that blank is no host to link to.
-	tops, err := s.d.Store.TopRefusedHosts(ctx, vm.Today, topHostsShown+1)
+	tops, err := s.topHosts.get(ctx, vm.Today, topHostsShown+1, n, now, func(ctx context.Context) ([]models.HostCount, error) {
+		return s.d.Store.TopRefusedHosts(ctx, vm.Today, topHostsShown+1)
+	})
 	if err != nil {
 		return err
 	}

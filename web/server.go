@@ -109,6 +109,8 @@ type Server struct {
 	hosts    *hostCheck
 	// overview keeps the Overview's closed hours and days between loads.
 	overview *models.OverviewCache
+	// topHosts keeps the refusal log's most refused hosts between loads.
+	topHosts topHostsCache
 }
 
 // New builds the console: its middleware and, in this one function, every
