@@ -86,13 +86,24 @@ func (s *Store) RefusalValues(ctx context.Context) (RefusalFacets, error) {
 	return s.facets(ctx, "refusals", facetColumns)
 }
 
-// facets fills RefusalFacets from table's cols, one skip scan each.
+// facets fills RefusalFacets from table's cols, one skip scan each (on
+// PostgreSQL, all in one statement: skipScansDown).
 func (s *Store) facets(ctx context.Context, table string, cols []string) (RefusalFacets, error) {
+	var down map[string][]string
+	if s.engine == enginePostgres {
+		var err error
+		if down, err = s.skipScansDown(ctx, table, cols); err != nil {
+			return RefusalFacets{}, err
+		}
+	}
 	var f RefusalFacets
 	for _, col := range cols {
-		vals, err := s.skipScan(ctx, table, col)
-		if err != nil {
-			return RefusalFacets{}, err
+		vals, ok := down[col]
+		if !ok {
+			var err error
+			if vals, err = s.skipScanUp(ctx, table, col); err != nil {
+				return RefusalFacets{}, err
+			}
 		}
 		switch col {
 		case "tool":
@@ -137,10 +148,17 @@ func (s *Store) WouldRefusalValues(ctx context.Context) (RefusalFacets, error) {
 // lists above, never from a caller.
 func (s *Store) skipScan(ctx context.Context, table, col string) ([]string, error) {
 	if s.engine == enginePostgres {
-		if vals, complete, err := s.skipScanDown(ctx, table, col); err != nil || complete {
+		down, err := s.skipScansDown(ctx, table, []string{col})
+		if vals, complete := down[col]; err != nil || complete {
 			return vals, err
 		}
 	}
+	return s.skipScanUp(ctx, table, col)
+}
+
+// skipScanUp is skipScan upwards: MIN(col) WHERE col > x, from the
+// smallest value.
+func (s *Store) skipScanUp(ctx context.Context, table, col string) ([]string, error) {
 	query := `WITH RECURSIVE v(x) AS (
 		SELECT MIN(` + col + `) FROM ` + table + ` WHERE ` + col + ` > ''
 		UNION ALL

@@ -3,7 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
-	"slices"
+	"strings"
 )
 
 // The filter menus' skip scan on PostgreSQL walks the (column, id)
@@ -23,21 +23,45 @@ import (
 // to know the smallest MaxFacetValues.
 const skipScanDownSteps = 4 * MaxFacetValues
 
-// skipScanDown lists table.col's distinct non-empty values, ascending,
-// at most MaxFacetValues, by a downward skip scan; complete is false when
-// the column has more than skipScanDownSteps values.
-func (s *Store) skipScanDown(ctx context.Context, table, col string) (vals []string, complete bool, err error) {
-	query := `WITH RECURSIVE v(x) AS (
-		SELECT MAX(` + col + `) FROM ` + table + ` WHERE ` + col + ` > ''
-		UNION ALL
-		SELECT (SELECT MAX(` + col + `) FROM ` + table + ` WHERE ` + col + ` < v.x AND ` + col + ` > '') FROM v WHERE v.x IS NOT NULL
-	) SELECT x FROM v WHERE x IS NOT NULL LIMIT ?`
-	if err := s.r.WithContext(ctx).Raw(query, skipScanDownSteps+1).Scan(&vals).Error; err != nil {
-		return nil, false, fmt.Errorf("models: listing distinct %s %ss: %w", table, col, err)
+// skipScansDown runs the downward skip scan of every column of cols in
+// one statement and returns the lists of the columns it read completely
+// (the others take skipScan). The log page reads its five menus on every
+// load: one round trip instead of five, which on a server busy taking a
+// flood's rows is most of what the menus cost (each query waits for its
+// backend to be scheduled).
+func (s *Store) skipScansDown(ctx context.Context, table string, cols []string) (map[string][]string, error) {
+	parts := make([]string, len(cols))
+	args := make([]any, len(cols))
+	for i, col := range cols {
+		// table and col come from closed lists (facetColumns,
+		// wouldFacetColumns), never from input.
+		// step numbers the values in the scan's (descending) order,
+		// which the final ORDER BY turns round.
+		parts[i] = fmt.Sprintf(`(WITH RECURSIVE v(x, step) AS (
+			SELECT MAX(%[1]s), 0 FROM %[2]s WHERE %[1]s > ''
+			UNION ALL
+			SELECT (SELECT MAX(%[1]s) FROM %[2]s WHERE %[1]s < v.x AND %[1]s > ''), v.step + 1 FROM v WHERE v.x IS NOT NULL
+		) SELECT %[3]d AS col, step, x FROM v WHERE x IS NOT NULL LIMIT ?)`, col, table, i)
+		args[i] = skipScanDownSteps + 1
 	}
-	if len(vals) > skipScanDownSteps {
-		return nil, false, nil
+	var rows []struct {
+		Col int
+		X   string
 	}
-	slices.Reverse(vals)
-	return vals[:min(len(vals), MaxFacetValues)], true, nil
+	query := strings.Join(parts, " UNION ALL ") + " ORDER BY col, step DESC"
+	if err := s.r.WithContext(ctx).Raw(query, args...).Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("models: listing the distinct values of %s: %w", table, err)
+	}
+	got := make([][]string, len(cols))
+	for _, r := range rows {
+		got[r.Col] = append(got[r.Col], r.X)
+	}
+	out := make(map[string][]string, len(cols))
+	for i, vals := range got {
+		if len(vals) > skipScanDownSteps {
+			continue // incomplete: skipScan takes the upward scan
+		}
+		out[cols[i]] = vals[:min(len(vals), MaxFacetValues)]
+	}
+	return out, nil
 }
