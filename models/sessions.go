@@ -34,7 +34,7 @@ func (s *Store) CreateSession(ctx context.Context, userID int64, tokenHash, clie
 // expired session is deleted and reported as not found.
 func (s *Store) SessionUser(ctx context.Context, tokenHash string, now time.Time, idle, maxAge time.Duration) (Session, User, error) {
 	var sess Session
-	err := s.r.WithContext(ctx).Preload("User").Where("token_hash = ?", tokenHash).Take(&sess).Error
+	err := s.r.WithContext(ctx).Joins("User").Where("sessions.token_hash = ?", tokenHash).Take(&sess).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Session{}, User{}, &NotFoundError{Kind: "session", Value: "(hidden)"}
 	}
