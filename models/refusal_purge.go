@@ -8,25 +8,32 @@ import (
 	"gorm.io/gorm"
 )
 
+// purgeUnlocked, when set (tests only), is called wherever the purge
+// holds no write lock, so a test can run another purge or an insert
+// there, as another replica or the log writer may.
+var purgeUnlocked func()
+
+func atPurgeUnlocked() {
+	if f := purgeUnlocked; f != nil {
+		f()
+	}
+}
+
 // purgeChunk is how many rows one purge transaction deletes. Each chunk is
 // its own short transaction, so the refusal writer and admins saving the
 // allowlist get the write lock in between instead of waiting for a purge of
 // months of history.
 const purgeChunk = 2000
 
-// PurgeRefusalsBefore deletes refusals whose Time is before t, oldest first,
-// in chunks of purgeChunk rows, then the counters of the hours it emptied
-// (recounting the one it cut through), the refused hosts no refusal names
-// any more, and, on SQLite, gives the freed pages back to the file system.
-// It stops early when ctx ends and reports how many rows it deleted so far
-// in either case.
+// PurgeRefusalsBefore deletes refusals whose Time is before t, oldest
+// first, in chunks of purgeChunk rows, then the refused hosts no refusal
+// names any more, and, on SQLite, gives the freed pages back to the file
+// system. Each chunk takes its rows from the counters in the transaction
+// that deletes them, under the write lock, so the counters equal the rows
+// at every commit, whatever another purge (a replica) or the log writer
+// does in between. It stops early when ctx ends and reports how many rows
+// it deleted so far in either case.
 func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, error) {
-	return s.purgeBefore(ctx, "refusals", t)
-}
-
-// purgeBefore deletes the rows of table (refusals or decisions: a fixed
-// name, never input) whose time is before t, in chunks.
-func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int64, error) {
 	var total int64
 	cutoff := t.UTC()
 	fail := func(err error) (int64, error) {
@@ -38,11 +45,12 @@ func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int
 			return fail(err)
 		}
 		began := time.Now()
-		n, last, err := s.purgeChunk(ctx, table, from, cutoff)
+		n, last, err := s.purgeChunk(ctx, from, cutoff)
 		if err != nil {
 			return fail(err)
 		}
 		total += n
+		atPurgeUnlocked()
 		if n < purgeChunk {
 			break
 		}
@@ -54,7 +62,7 @@ func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int
 	if total == 0 {
 		return 0, nil
 	}
-	if err := s.purgeCounts(ctx, cutoff); err != nil {
+	if err := s.dropEmptyCounters(ctx, cutoff); err != nil {
 		return fail(err)
 	}
 	if err := s.purgeRefusalHosts(ctx); err != nil {
@@ -83,16 +91,18 @@ func purgePause(ctx context.Context, chunk time.Duration) error {
 	}
 }
 
-// purgeCounts drops the counters of periods wholly before cutoff and
-// recounts the hour and the day it falls in.
-func (s *Store) purgeCounts(ctx context.Context, cutoff time.Time) error {
-	err := s.w.WithContext(ctx).Exec("DELETE FROM refusal_counts WHERE (dim <> ? AND period < ?) OR (dim = ? AND period < ?)",
-		dimHost, hourOf(cutoff), dimHost, utcDay(cutoff)).Error
+// dropEmptyCounters deletes the counters the purge's chunks took to zero:
+// those of the periods wholly before cutoff, and of any value the hour
+// or day it cut no longer has. Readers already pass over a zero counter
+// (a purge stopped half-way leaves some); this keeps the table to the
+// periods the log still holds. Under the write lock, so a counter the
+// writer raises meanwhile is either seen raised or raised after.
+func (s *Store) dropEmptyCounters(ctx context.Context, cutoff time.Time) error {
+	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return tx.Exec("DELETE FROM refusal_counts WHERE period <= ? AND n <= 0", hourOf(cutoff)).Error
+	})
 	if err != nil {
-		return fmt.Errorf("dropping purged counters: %w", err)
-	}
-	if err := s.recountFrom(ctx, cutoff); err != nil {
-		return fmt.Errorf("recounting from %s: %w", cutoff.Format(time.RFC3339), err)
+		return fmt.Errorf("dropping the purged periods' counters: %w", err)
 	}
 	return nil
 }
@@ -125,20 +135,25 @@ func (s *Store) purgeRefusalHosts(ctx context.Context) error {
 	}
 }
 
-// purgeChunk deletes one chunk of table's rows from from to before
-// cutoff, oldest first, with their search text for refusals, in one
-// transaction, and returns how many it deleted and the time of the
-// newest. The next chunk starts at that time: PostgreSQL keeps a deleted
-// row's index entries until VACUUM, and a chunk that sought the oldest
-// rows from the start of the time index walked every entry the chunks
-// before it had deleted (millions, by the end of a big purge).
-func (s *Store) purgeChunk(ctx context.Context, table string, from, cutoff time.Time) (n int64, last time.Time, err error) {
+// purgeChunk deletes one chunk of refusals from from to before cutoff,
+// oldest first, with their search text, and takes them from the
+// counters, in one transaction, and returns how many it deleted and the
+// time of the newest. The next chunk starts at that time: PostgreSQL
+// keeps a deleted row's index entries until VACUUM, and a chunk that
+// sought the oldest rows from the start of the time index walked every
+// entry the chunks before it had deleted (millions, by the end of a big
+// purge).
+//
+// The counters lose exactly the rows deleted, read in the same
+// transaction under the write lock: recounting the hour a purge cuts
+// from reads made outside the lock let another purge or the writer
+// change it in between and left it stale (the count, and an ID range
+// that no longer covered a row just written). The hours' ID ranges are
+// left as they are: still bounds of the rows they count, only wider.
+func (s *Store) purgeChunk(ctx context.Context, from, cutoff time.Time) (n int64, last time.Time, err error) {
 	err = s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var chunk []struct {
-			ID   int64
-			Time time.Time
-		}
-		q := tx.Table(table).Select("id, time").Where("time < ?", cutoff)
+		var chunk []Refusal
+		q := tx.Table("refusals").Select("id, time, tool, agent, host, reason, kind, repeat_count").Where("time < ?", cutoff)
 		if !from.IsZero() {
 			q = q.Where("time >= ?", from)
 		}
@@ -153,14 +168,26 @@ func (s *Store) purgeChunk(ctx context.Context, table string, from, cutoff time.
 			ids[i] = r.ID
 		}
 		last = chunk[len(chunk)-1].Time
-		if table == "refusals" {
-			if err := tx.Exec("DELETE FROM refusal_texts WHERE id IN ?", ids).Error; err != nil {
-				return err
-			}
+		if err := tx.Exec("DELETE FROM refusal_texts WHERE id IN ?", ids).Error; err != nil {
+			return err
 		}
-		res := tx.Exec("DELETE FROM "+table+" WHERE id IN ?", ids)
-		n = res.RowsAffected
-		return res.Error
+		res := tx.Exec("DELETE FROM refusals WHERE id IN ?", ids)
+		if res.Error != nil {
+			return res.Error
+		}
+		if n = res.RowsAffected; n != int64(len(chunk)) {
+			return fmt.Errorf("deleting %d refusals deleted %d", len(chunk), n)
+		}
+		counts := countRows(chunk)
+		for k, c := range counts {
+			c.n = -c.n
+			counts[k] = c
+		}
+		stx, err := newSQLTx(ctx, tx, &s.wStmts)
+		if err != nil {
+			return err
+		}
+		return addCounts(stx, counts)
 	})
 	if err != nil {
 		return 0, time.Time{}, err
