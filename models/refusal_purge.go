@@ -111,8 +111,8 @@ func (s *Store) dropEmptyCounters(ctx context.Context, cutoff time.Time) error {
 const hostPurgeChunk = 500
 
 // purgeRefusalHosts removes hosts no refusal names any more, walking the
-// list in host order in short statements. A host refused again meanwhile
-// is inserted again by its batch, so a race costs nothing but a re-insert.
+// list in host order in short transactions. A host refused again after
+// its chunk is inserted again by its batch.
 func (s *Store) purgeRefusalHosts(ctx context.Context) error {
 	after := ""
 	for {
@@ -126,8 +126,13 @@ func (s *Store) purgeRefusalHosts(ctx context.Context) error {
 		if len(hosts) == 0 {
 			return nil
 		}
-		err := s.w.WithContext(ctx).Exec(
-			"DELETE FROM refusal_hosts WHERE host IN ? AND NOT EXISTS (SELECT 1 FROM refusals WHERE refusals.host = refusal_hosts.host)", hosts).Error
+		// In a transaction, so under the write lock: on PostgreSQL a lone
+		// statement takes none, and a batch naming the host again, not
+		// yet committed (its insert of the host does nothing while the
+		// host is listed), would lose its host from the list.
+		err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			return tx.Exec("DELETE FROM refusal_hosts WHERE host IN ? AND NOT EXISTS (SELECT 1 FROM refusals WHERE refusals.host = refusal_hosts.host)", hosts).Error
+		})
 		if err != nil {
 			return fmt.Errorf("purging the refused-host list: %w", err)
 		}
