@@ -74,15 +74,7 @@ func testWindowSumsAgreeWithTheRows(t *testing.T) {
 	for range 40 {
 		edges = append(edges, base.Add(time.Duration(rng.Int64N(int64(74*time.Hour)))-time.Hour))
 	}
-	dims := []struct {
-		dim, col string
-		g        granularity
-		of       func(*Refusal) string
-	}{
-		{dimHost, "host", byDay, func(r *Refusal) string { return r.Host }},
-		{dimAgent, "agent", byHour, func(r *Refusal) string { return r.Agent }},
-		{dimReason, "reason", byHour, func(r *Refusal) string { return r.Reason }},
-	}
+	dims := []counterDim{hostCounter, agentCounter, reasonCounter}
 	plans := map[string]bool{}
 	for i, since := range edges {
 		for _, until := range edges[i+1:] {
@@ -91,18 +83,18 @@ func testWindowSumsAgreeWithTheRows(t *testing.T) {
 				lo, hi = hi, lo
 			}
 			for _, d := range dims {
-				got, err := windowSums(s.r, d.dim, d.col, d.g, lo, hi)
+				got, err := windowSums(s.r, d, lo, hi)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := rowSums(rows, d.of, lo, hi)
+				want := rowSums(rows, d.valueOf, lo, hi)
 				maps.DeleteFunc(want, func(_ valueKind, n int64) bool { return n == 0 })
 				if !maps.Equal(got, want) {
-					t.Fatalf("%s over [%s, %s): counters say %v, the rows %v", d.dim, lo.Format(time.DateTime), hi.Format(time.DateTime), got, want)
+					t.Fatalf("%s over [%s, %s): counters say %v, the rows %v", d.name, lo.Format(time.DateTime), hi.Format(time.DateTime), got, want)
 				}
-				plans[planShape(planWindow(lo, hi, d.g))] = true
+				plans[planShape(planWindow(lo, hi, d.period))] = true
 				// The top three by the counters' ranking are the rows'.
-				top, err := topValues(s.r, d.dim, d.col, d.g, lo, hi, 3)
+				top, err := topValues(s.r, d, lo, hi, 3)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -115,7 +107,7 @@ func testWindowSumsAgreeWithTheRows(t *testing.T) {
 					ranked = append(ranked, NameCount{name, n})
 				}
 				if wantTop := rankNames(ranked, 3); fmt.Sprint(top) != fmt.Sprint(wantTop) {
-					t.Fatalf("top %ss over [%s, %s) = %v; the rows say %v", d.col, lo.Format(time.DateTime), hi.Format(time.DateTime), top, wantTop)
+					t.Fatalf("top %ss over [%s, %s) = %v; the rows say %v", d.name, lo.Format(time.DateTime), hi.Format(time.DateTime), top, wantTop)
 				}
 			}
 		}
@@ -190,7 +182,7 @@ func TestReasonCountersAreFilledForAnOlderDatabase(t *testing.T) {
 	}
 	defer s.Close()
 	until := base.Add(72 * time.Hour)
-	got, err := windowSums(s.r, dimReason, "reason", byHour, base, until)
+	got, err := windowSums(s.r, reasonCounter, base, until)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -158,7 +159,7 @@ func (s *Store) purgeRefusalHosts(ctx context.Context) error {
 func (s *Store) purgeChunk(ctx context.Context, from, cutoff time.Time) (n int64, last time.Time, err error) {
 	err = s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var chunk []Refusal
-		q := tx.Table("refusals").Select("id, time, tool, agent, host, reason, kind, repeat_count").Where("time < ?", cutoff)
+		q := tx.Table("refusals").Select("id, time, "+strings.Join(countedColumns(), ", ")).Where("time < ?", cutoff)
 		if !from.IsZero() {
 			q = q.Where("time >= ?", from)
 		}
