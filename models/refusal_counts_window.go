@@ -36,6 +36,13 @@ var (
 	byDay  = granularity{true, utcDay, nextDay}
 )
 
+// wallClock is the time now (a variable for tests).
+var wallClock = time.Now
+
+// endsNowSlack is how long before the clock a window may end and still
+// count as ending now (see planWindow): longer than a request takes.
+const endsNowSlack = time.Minute
+
 // rowPiece is a stretch of time counted from the rows, added to the
 // counters' sums (sign 1) or taken from them (sign -1).
 type rowPiece struct {
@@ -84,8 +91,10 @@ func planWindow(since, until time.Time, g granularity) windowPlan {
 		// A window that ends now (the Overview's) takes the rest of its
 		// last period from that period's counter: rows after now are
 		// next to none, where the rows since the period began are up to
-		// half a day of a flood's.
-		if until.Sub(pl) <= q.Sub(until) && until.Before(time.Now()) {
+		// half a day of a flood's. "Now" is the caller's, taken when its
+		// request began, so an end up to endsNowSlack before the clock
+		// still ends now.
+		if until.Sub(pl) <= q.Sub(until) && until.Before(wallClock().Add(-endsNowSlack)) {
 			w.hi = pl
 			w.pieces = append(w.pieces, rowPiece{pl, until, 1})
 		} else {

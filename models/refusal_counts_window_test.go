@@ -277,3 +277,26 @@ func wantCountersOfTheRows(t *testing.T, s *Store, when string, purged bool) {
 		t.Fatalf("%s: no reason counters", when)
 	}
 }
+
+// Review finding: the Overview asks for the window until its "now" plus a
+// nanosecond, and plans it a moment later, so the window's end was
+// always just before the clock: in the morning its last day was counted
+// by adding the day's rows so far (half a day of a flood) instead of
+// taking the day's counter minus the rows after now.
+func TestAWindowEndingAtTheRequestsNowTakesTheCounter(t *testing.T) {
+	morning := time.Date(2026, 3, 9, 9, 0, 0, 0, time.UTC)
+	wallClock = func() time.Time { return morning.Add(3 * time.Millisecond) } // the plan is made just after the request began
+	t.Cleanup(func() { wallClock = time.Now })
+	w := planWindow(utcDay(morning).AddDate(0, 0, -1), morning.Add(time.Nanosecond), byDay)
+	for _, p := range w.pieces {
+		if p.sign > 0 {
+			t.Fatalf("plan %+v adds the rows of [%v, %v); want the day's counter minus the rows after now", w, p.from, p.to)
+		}
+	}
+	// A window that ended well before now is still counted from the
+	// rows where they are fewer.
+	w = planWindow(utcDay(morning).AddDate(0, 0, -2), morning.AddDate(0, 0, -1), byDay)
+	if len(w.pieces) != 1 || w.pieces[0].sign < 0 {
+		t.Fatalf("a window ending yesterday morning: plan %+v; want yesterday's rows until then added", w)
+	}
+}
