@@ -83,17 +83,29 @@ var counterDims = [...]counterDim{totalCounter, toolCounter, agentCounter, hostC
 
 // valueOf is r's value in the dimension.
 func (d counterDim) valueOf(r *Refusal) string {
-	switch d.column {
-	case "tool":
-		return r.Tool
-	case "agent":
-		return r.Agent
-	case "host":
-		return r.Host
-	case "reason":
-		return r.Reason
+	if d.column == "" {
+		return ""
 	}
-	return ""
+	return *r.countedField(d.column).(*string)
+}
+
+// countedField is the field of r that holds col, one of countedColumns.
+func (r *Refusal) countedField(col string) any {
+	switch col {
+	case "kind":
+		return &r.Kind
+	case "repeat_count":
+		return &r.Count
+	case "tool":
+		return &r.Tool
+	case "agent":
+		return &r.Agent
+	case "host":
+		return &r.Host
+	case "reason":
+		return &r.Reason
+	}
+	panic("models: " + col + " is not a counted column")
 }
 
 // valueSQL is the dimension's value as SQL over refusals.

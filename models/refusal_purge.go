@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,9 +31,10 @@ const purgeChunk = 2000
 // first, in chunks of purgeChunk rows, then the refused hosts no refusal
 // names any more, and, on SQLite, gives the freed pages back to the file
 // system. Each chunk takes its rows from the counters in the transaction
-// that deletes them, under the write lock, so the counters equal the rows
-// at every commit, whatever another purge (a replica) or the log writer
-// does in between. It stops early when ctx ends and reports how many rows
+// that deletes them, under the write lock, so every counter a page reads
+// equals the rows at every commit, whatever another purge (a replica) or
+// the log writer does in between (purgedCounts says which counters wait
+// for the walk to leave their day). It stops early when ctx ends and reports how many rows
 // it deleted so far in either case.
 func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, error) {
 	var total int64
@@ -92,15 +94,47 @@ func purgePause(ctx context.Context, chunk time.Duration) error {
 	}
 }
 
-// dropEmptyCounters deletes the counters the purge's chunks took to zero:
-// those of the periods wholly before cutoff, and of any value the hour
-// or day it cut no longer has. Readers already pass over a zero counter
-// (a purge stopped half-way leaves some); this keeps the table to the
-// periods the log still holds. Under the write lock, so a counter the
-// writer raises meanwhile is either seen raised or raised after.
+// purgedCounts is what a chunk's rows take from the counters (negative
+// counts), and the days whose host counters go whole: a day before the
+// cutoff's, which the walk has left (lastDay is the day of the chunk's
+// newest row), lost every row. The host counters of the days before the
+// cutoff's are not taken from row by row: a day has thousands of hosts,
+// and a decrement of each in every chunk doubled the purge's cost. Until
+// the walk leaves such a day its host counters count the rows deleted so
+// far, but no page reads them: the Overview's and the log's host lists
+// start yesterday at the earliest, and the cutoff is at least a day ago.
+// Everything else (the hours, and the hosts of the cutoff's day, which
+// the log keeps in part) loses exactly the rows deleted.
+func purgedCounts(chunk []Refusal, cutoff, lastDay time.Time) (map[countKey]count, []time.Time) {
+	counts := countRows(chunk)
+	cutDay := utcDay(cutoff)
+	var left []time.Time
+	for k, c := range counts {
+		if k.dim == dimHost && k.period.Before(cutDay) {
+			delete(counts, k)
+			if k.period.Before(lastDay) && !slices.ContainsFunc(left, k.period.Equal) {
+				left = append(left, k.period)
+			}
+			continue
+		}
+		c.n = -c.n
+		counts[k] = c
+	}
+	slices.SortFunc(left, time.Time.Compare)
+	return counts, left
+}
+
+// dropEmptyCounters deletes the counters the purge's chunks took to zero
+// (those of the hours wholly before cutoff, and of any value the hour or
+// day it cut no longer has) and the host counters of the days before the
+// cutoff's that the walk did not leave (purgedCounts). Readers already
+// pass over a zero counter (a purge stopped half-way leaves some); this
+// keeps the table to the periods the log still holds. Under the write
+// lock, so a counter the writer raises meanwhile is either seen raised or
+// raised after.
 func (s *Store) dropEmptyCounters(ctx context.Context, cutoff time.Time) error {
 	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return tx.Exec("DELETE FROM refusal_counts WHERE period <= ? AND n <= 0", hourOf(cutoff)).Error
+		return tx.Exec("DELETE FROM refusal_counts WHERE (period <= ? AND n <= 0) OR (dim = ? AND period < ?)", hourOf(cutoff), dimHost, utcDay(cutoff)).Error
 	})
 	if err != nil {
 		return fmt.Errorf("dropping the purged periods' counters: %w", err)
@@ -158,12 +192,12 @@ func (s *Store) purgeRefusalHosts(ctx context.Context) error {
 // left as they are: still bounds of the rows they count, only wider.
 func (s *Store) purgeChunk(ctx context.Context, from, cutoff time.Time) (n int64, last time.Time, err error) {
 	err = s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var chunk []Refusal
 		q := tx.Table("refusals").Select("id, time, "+strings.Join(countedColumns(), ", ")).Where("time < ?", cutoff)
 		if !from.IsZero() {
 			q = q.Where("time >= ?", from)
 		}
-		if err := q.Order("time").Limit(purgeChunk).Scan(&chunk).Error; err != nil {
+		chunk, err := scanCounted(q.Order("time").Limit(purgeChunk))
+		if err != nil {
 			return err
 		}
 		if len(chunk) == 0 {
@@ -184,10 +218,11 @@ func (s *Store) purgeChunk(ctx context.Context, from, cutoff time.Time) (n int64
 		if n = res.RowsAffected; n != int64(len(chunk)) {
 			return fmt.Errorf("deleting %d refusals deleted %d", len(chunk), n)
 		}
-		counts := countRows(chunk)
-		for k, c := range counts {
-			c.n = -c.n
-			counts[k] = c
+		counts, left := purgedCounts(chunk, cutoff, utcDay(last))
+		for _, day := range left {
+			if err := tx.Exec("DELETE FROM refusal_counts WHERE dim = ? AND period = ?", dimHost, day).Error; err != nil {
+				return err
+			}
 		}
 		stx, err := newSQLTx(ctx, tx, &s.wStmts)
 		if err != nil {
@@ -199,4 +234,30 @@ func (s *Store) purgeChunk(ctx context.Context, from, cutoff time.Time) (n int64
 		return 0, time.Time{}, err
 	}
 	return n, last, nil
+}
+
+// scanCounted reads q's rows (id, time and countedColumns, in that
+// order) into refusals, by hand: the ORM's scan by reflection into the
+// whole Refusal cost a purge more than taking the rows from the counters.
+func scanCounted(q *gorm.DB) ([]Refusal, error) {
+	rows, err := q.Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols := countedColumns()
+	var out []Refusal
+	dst := make([]any, 2+len(cols))
+	for rows.Next() {
+		out = append(out, Refusal{})
+		r := &out[len(out)-1]
+		dst[0], dst[1] = &r.ID, &r.Time
+		for i, c := range cols {
+			dst[2+i] = r.countedField(c)
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return nil, err
+		}
+	}
+	return out, rows.Err()
 }
