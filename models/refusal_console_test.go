@@ -156,17 +156,21 @@ func TestTopRefusedHostsThroughTheTimeIndex(t *testing.T) {
 		s := openTestStore(t)
 		ctx := testCtx(t)
 		var rows []Refusal
-		for i, h := range []string{"a", "b", "a", "c", "b", "a", "old", "old", "old", "old"} {
+		for i, h := range []string{"a", "b", "a", "c", "b", "a", "old", "old", "old", "old", "", "", "", ""} {
 			at := t0.Add(time.Duration(i) * time.Minute)
 			if h == "old" {
 				at = t0.Add(-48 * time.Hour)
 			}
-			rows = append(rows, Refusal{Host: h + ".example", Time: at})
+			host := h + ".example"
+			if h == "" {
+				host = "" // a malformed URL's refusal: no host to list
+			}
+			rows = append(rows, Refusal{Host: host, Time: at})
 		}
 		if err := s.InsertRefusals(ctx, rows); err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.TopRefusedHosts(ctx, t0, 5)
+		got, err := s.TopRefusedHosts(ctx, t0, 3)
 		want := []HostCount{{"a.example", 3}, {"b.example", 2}, {"c.example", 1}}
 		if err != nil || !slices.Equal(got, want) {
 			t.Fatalf("TopRefusedHosts = %v, %v; want %v", got, err, want)

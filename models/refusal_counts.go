@@ -15,7 +15,8 @@ import (
 // recounted the day on every view (1.2–2.4 s), exactly when a flood
 // brings support to the page.
 //
-// Table refusal_counts, primary key (period, dim, value, kind), and n:
+// Table refusal_counts, primary key (period, dim, value, kind), and n;
+// the dimensions are counterDims:
 //   - dim "total" (value ""), "tool", "agent" and "reason" count per
 //     hour: period is the hour's start (UTC); the Overview's charts read
 //     the reasons by hour and kind (attack-like, policy, network), its top
@@ -55,6 +56,78 @@ const (
 	dimReason = "reason"
 )
 
+// counterDim is one dimension of the counters: its name in the dim
+// column, the refusals' column whose value it counts by ("" for the
+// totals, whose value is ""), and its period. Every kind is counted
+// apart. counterDims is the one list of them: the writer's aggregation
+// (countRows), the migrations' backfill (fillCounters), the purge (which
+// takes its rows from the counters by countRows) and the queries all
+// read it.
+type counterDim struct {
+	name, column string
+	period       granularity
+}
+
+var (
+	totalCounter  = counterDim{dimTotal, "", byHour}
+	toolCounter   = counterDim{dimTool, "tool", byHour}
+	agentCounter  = counterDim{dimAgent, "agent", byHour}
+	hostCounter   = counterDim{dimHost, "host", byDay}
+	reasonCounter = counterDim{dimReason, "reason", byHour}
+)
+
+// counterDims are the counters' dimensions, in the order the migrations
+// added them: the first four with migration 8, reason with migration 14
+// (the migrations name them by position).
+var counterDims = [...]counterDim{totalCounter, toolCounter, agentCounter, hostCounter, reasonCounter}
+
+// valueOf is r's value in the dimension.
+func (d counterDim) valueOf(r *Refusal) string {
+	if d.column == "" {
+		return ""
+	}
+	return *r.countedField(d.column).(*string)
+}
+
+// countedField is the field of r that holds col, one of countedColumns.
+func (r *Refusal) countedField(col string) any {
+	switch col {
+	case "kind":
+		return &r.Kind
+	case "repeat_count":
+		return &r.Count
+	case "tool":
+		return &r.Tool
+	case "agent":
+		return &r.Agent
+	case "host":
+		return &r.Host
+	case "reason":
+		return &r.Reason
+	}
+	panic("models: " + col + " is not a counted column")
+}
+
+// valueSQL is the dimension's value as SQL over refusals.
+func (d counterDim) valueSQL() string {
+	if d.column == "" {
+		return "''"
+	}
+	return d.column
+}
+
+// countedColumns are the refusals' columns countRows reads, besides the
+// ID and time.
+func countedColumns() []string {
+	cols := []string{"kind", "repeat_count"}
+	for _, d := range counterDims {
+		if d.column != "" {
+			cols = append(cols, d.column)
+		}
+	}
+	return cols
+}
+
 type countKey struct {
 	period           time.Time
 	dim, value, kind string
@@ -86,18 +159,18 @@ func countRows(rows []Refusal) map[countKey]count {
 	}
 	for i := range rows {
 		r := &rows[i]
-		hour := r.Time.UTC().Truncate(time.Hour)
-		add(countKey{hour, dimTotal, "", r.Kind}, r)
-		add(countKey{hour, dimTool, r.Tool, r.Kind}, r)
-		add(countKey{hour, dimAgent, r.Agent, r.Kind}, r)
-		add(countKey{hour, dimReason, r.Reason, r.Kind}, r)
-		add(countKey{utcDay(r.Time), dimHost, r.Host, r.Kind}, r)
+		hour, day := hourOf(r.Time.UTC()), utcDay(r.Time)
+		for _, d := range counterDims {
+			period := hour
+			if d.period.day {
+				period = day
+			}
+			add(countKey{period, d.name, d.valueOf(r), r.Kind}, r)
+		}
 	}
 	return out
 }
 
-// countUpsert adds to the counters. ON CONFLICT … DO UPDATE is standard
-// in SQLite (3.24+) and PostgreSQL.
 // countUpsert adds to the counters. ON CONFLICT … DO UPDATE is standard
 // in SQLite (3.24+) and PostgreSQL.
 var countUpsert = rowsStmt{
@@ -180,10 +253,10 @@ func nextDay(t time.Time) time.Time  { return t.AddDate(0, 0, 1) }
 // CountRefusalsSince counts refusals with Time at or after since: whole
 // hours from the counters, the part-hour before them from the rows.
 func (s *Store) CountRefusalsSince(ctx context.Context, since time.Time) (int64, error) {
-	head, hours := splitAt(since, hourOf, nextHour)
+	head, hours := splitAt(since, totalCounter.period.floor, totalCounter.period.next)
 	db := s.r.WithContext(ctx)
 	var fromCounts, fromRows int64
-	if err := db.Raw("SELECT COALESCE(SUM(n), 0) FROM refusal_counts WHERE "+dimIs(dimTotal)+" AND period >= ?", hours).Scan(&fromCounts).Error; err != nil {
+	if err := db.Raw("SELECT COALESCE(SUM(n), 0) FROM refusal_counts WHERE "+dimIs(totalCounter.name)+" AND period >= ?", hours).Scan(&fromCounts).Error; err != nil {
 		return 0, fmt.Errorf("models: counting refusals since %s: %w", since.UTC().Format(time.RFC3339), err)
 	}
 	if head.Before(hours) {
@@ -201,64 +274,35 @@ type HostCount struct {
 }
 
 // TopRefusedHosts returns the n hosts refused most often since the given
-// time, most refused first (ties by host name): whole days from the
-// counters, the part-day before them from the rows (none for the log's
-// "today", which starts at midnight UTC).
+// time, most refused first (ties by host name, bytewise), refusals
+// without a host left out. It is the Overview's ranking (topValues) over
+// a window without an end: for the log's "today", which starts at
+// midnight UTC, the database ranks the day's counters and returns only
+// the head (a flood's day has 20,000 hosts; reading them all out to rank
+// them here took 200-400 ms).
 func (s *Store) TopRefusedHosts(ctx context.Context, since time.Time, n int) ([]HostCount, error) {
 	if n < 1 || n > MaxRefusalPage {
 		return nil, fmt.Errorf("models: top hosts count %d is out of range; use 1 to %d", n, MaxRefusalPage)
 	}
-	head, days := splitAt(since, utcDay, nextDay)
-	db := s.r.WithContext(ctx)
-	if !head.Before(days) {
-		// Whole days: the database ranks the counters and returns the top
-		// (a flood's day has 20,000 hosts; reading them all out to rank
-		// them here took 200-400 ms).
-		var top []HostCount
-		if err := db.Raw("SELECT value AS host, SUM(n) AS count FROM refusal_counts WHERE dim = ? AND period >= ? GROUP BY value ORDER BY count DESC, "+bytewise(db, "value")+" LIMIT ?",
-			dimHost, days, n).Scan(&top).Error; err != nil {
-			return nil, fmt.Errorf("models: top refused hosts since %s: %w", since.UTC().Format(time.RFC3339), err)
-		}
-		return top, nil
-	}
-	var counted, part []HostCount
-	err := db.Table("refusal_counts").Select("value AS host, SUM(n) AS count").Where("dim = ? AND period >= ?", dimHost, days).Group("value").Scan(&counted).Error
-	if err == nil && head.Before(days) {
-		err = db.Table("refusals").Select("host, SUM(repeat_count) AS count").Where("time >= ? AND time < ?", head, days).Group("host").Scan(&part).Error
-	}
+	top, err := topValues(s.r.WithContext(ctx), hostCounter, since, noEnd, n)
 	if err != nil {
 		return nil, fmt.Errorf("models: top refused hosts since %s: %w", since.UTC().Format(time.RFC3339), err)
 	}
-	sum := make(map[string]int64, len(counted)+len(part))
-	for _, h := range append(counted, part...) {
-		sum[h.Host] += h.Count
+	out := make([]HostCount, len(top))
+	for i, t := range top {
+		out[i] = HostCount{Host: t.Name, Count: t.Count}
 	}
-	out := make([]HostCount, 0, len(sum))
-	for h, c := range sum {
-		out = append(out, HostCount{Host: h, Count: c})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Count != out[j].Count {
-			return out[i].Count > out[j].Count
-		}
-		return out[i].Host < out[j].Host
-	})
-	return out[:min(n, len(out))], nil
+	return out, nil
 }
 
-// counterDim is one dimension of the counters as SQL over refusals: the
-// period of a row, the dimension's name and the column its value is.
-type counterDim struct{ period, dim, value string }
-
-// counterDims are the counters' dimensions, in the order the migrations
-// added them: the first four with migration 8, reason with migration 14.
-// The period is "hour" or "day", replaced by engine SQL in fillCounters.
-var counterDims = []counterDim{{"hour", dimTotal, "''"}, {"hour", dimTool, "tool"}, {"hour", dimAgent, "agent"}, {"day", dimHost, "host"}, {"hour", dimReason, "reason"}}
+// noEnd ends a window that has no end: every counter's period and every
+// row's time is before it.
+var noEnd = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // backfillRefusalCounts fills every counter once for a database whose
 // refusals were written without them (the benchmarks' seeds).
 func backfillRefusalCounts(db *gorm.DB) error {
-	return fillCountersOnce(db, counterDims, "SUM(repeat_count)", true)
+	return fillCountersOnce(db, counterDims[:], "SUM(repeat_count)", true)
 }
 
 // fillCountersOnce fills the counters of dims from the rows when the
@@ -281,11 +325,11 @@ func fillCountersOnce(db *gorm.DB, dims []counterDim, n string, ids bool) error 
 // fills the rows' ID ranges (migration 15 added their columns).
 func fillCounters(db *gorm.DB, dims []counterDim, n string, ids bool) error {
 	db = db.WithContext(context.WithoutCancel(db.Statement.Context))
-	period := map[string]string{"hour": "date_trunc('hour', time)", "day": "date_trunc('day', time)"}
+	period := map[bool]string{false: "date_trunc('hour', time)", true: "date_trunc('day', time)"}
 	if isSQLite(db) {
 		// Times are stored as text, "2006-01-02 15:04:05.999999999+00:00"
 		// in UTC, the form a bound time.Time takes: cut to the hour, the day.
-		period = map[string]string{"hour": "substr(time, 1, 13) || ':00:00+00:00'", "day": "substr(time, 1, 10) || ' 00:00:00+00:00'"}
+		period = map[bool]string{false: "substr(time, 1, 13) || ':00:00+00:00'", true: "substr(time, 1, 10) || ' 00:00:00+00:00'"}
 	}
 	err := db.Transaction(func(tx *gorm.DB) error {
 		for _, d := range dims {
@@ -294,7 +338,7 @@ func fillCounters(db *gorm.DB, dims []counterDim, n string, ids bool) error {
 			if ids {
 				cols, vals = ", min_id, max_id", ", MIN(id), MAX(id)"
 			}
-			err := tx.Exec("INSERT INTO refusal_counts (period, dim, value, kind, n" + cols + ") SELECT " + period[d.period] + ", '" + d.dim + "', " + d.value +
+			err := tx.Exec("INSERT INTO refusal_counts (period, dim, value, kind, n" + cols + ") SELECT " + period[d.period.day] + ", '" + d.name + "', " + d.valueSQL() +
 				", kind, " + n + vals + " FROM refusals GROUP BY 1, 3, 4").Error
 			if err != nil {
 				return err
@@ -306,62 +350,4 @@ func fillCounters(db *gorm.DB, dims []counterDim, n string, ids bool) error {
 		return fmt.Errorf("filling the refusal counters: %w", err)
 	}
 	return nil
-}
-
-// recountFrom rebuilds the counters of the hour and the day cutoff falls
-// in from their remaining rows, after the purge removed part of them. The
-// rows are counted on a reader (a day of a flood is millions), and only
-// the short rewrite takes the write lock.
-func (s *Store) recountFrom(ctx context.Context, cutoff time.Time) error {
-	hour, day := hourOf(cutoff), utcDay(cutoff)
-	type group struct {
-		Value, Kind  string
-		N            int64
-		MinID, MaxID int64
-	}
-	counts := map[countKey]count{}
-	read := func(col, dim string, from, to time.Time) error {
-		var groups []group
-		by := "kind"
-		if dim != dimTotal {
-			by = col + ", kind"
-		}
-		err := s.r.WithContext(ctx).Table("refusals").Select(col+" AS value, kind, SUM(repeat_count) AS n, MIN(id) AS min_id, MAX(id) AS max_id").
-			Where("time >= ? AND time < ?", from, to).Group(by).Scan(&groups).Error
-		for _, g := range groups {
-			counts[countKey{from, dim, g.Value, g.Kind}] = count{g.N, g.MinID, g.MaxID}
-		}
-		return err
-	}
-	if !hour.Equal(cutoff) {
-		for _, d := range []struct{ col, dim string }{{"''", dimTotal}, {"tool", dimTool}, {"agent", dimAgent}, {"reason", dimReason}} {
-			if err := read(d.col, d.dim, hour, nextHour(hour)); err != nil {
-				return err
-			}
-		}
-	}
-	if !day.Equal(cutoff) {
-		if err := read("host", dimHost, day, nextDay(day)); err != nil {
-			return err
-		}
-	}
-	return s.w.WithContext(ctx).Transaction(func(g *gorm.DB) error {
-		// A period that starts at the cutoff lost no rows: its counters
-		// stay, and it was not read above.
-		if !hour.Equal(cutoff) {
-			if err := g.Exec("DELETE FROM refusal_counts WHERE dim <> ? AND period = ?", dimHost, hour).Error; err != nil {
-				return err
-			}
-		}
-		if !day.Equal(cutoff) {
-			if err := g.Exec("DELETE FROM refusal_counts WHERE dim = ? AND period = ?", dimHost, day).Error; err != nil {
-				return err
-			}
-		}
-		tx, err := newSQLTx(ctx, g, &s.wStmts)
-		if err != nil {
-			return err
-		}
-		return addCounts(tx, counts)
-	})
 }

@@ -27,13 +27,21 @@ import (
 
 // granularity is a counter's period: hours, or days.
 type granularity struct {
+	day         bool
 	floor, next func(time.Time) time.Time
 }
 
 var (
-	byHour = granularity{hourOf, nextHour}
-	byDay  = granularity{utcDay, nextDay}
+	byHour = granularity{false, hourOf, nextHour}
+	byDay  = granularity{true, utcDay, nextDay}
 )
+
+// wallClock is the time now (a variable for tests).
+var wallClock = time.Now
+
+// endsNowSlack is how long before the clock a window may end and still
+// count as ending now (see planWindow): longer than a request takes.
+const endsNowSlack = time.Minute
 
 // rowPiece is a stretch of time counted from the rows, added to the
 // counters' sums (sign 1) or taken from them (sign -1).
@@ -83,8 +91,10 @@ func planWindow(since, until time.Time, g granularity) windowPlan {
 		// A window that ends now (the Overview's) takes the rest of its
 		// last period from that period's counter: rows after now are
 		// next to none, where the rows since the period began are up to
-		// half a day of a flood's.
-		if until.Sub(pl) <= q.Sub(until) && until.Before(time.Now()) {
+		// half a day of a flood's. "Now" is the caller's, taken when its
+		// request began, so an end up to endsNowSlack before the clock
+		// still ends now.
+		if until.Sub(pl) <= q.Sub(until) && until.Before(wallClock().Add(-endsNowSlack)) {
 			w.hi = pl
 			w.pieces = append(w.pieces, rowPiece{pl, until, 1})
 		} else {
@@ -99,10 +109,10 @@ func planWindow(since, until time.Time, g granularity) windowPlan {
 type valueKind struct{ Value, Kind string }
 
 // windowSums counts the refusals in [since, until) by value and kind of
-// one dimension: dim in the counters, col (a constant column name) in the
-// rows. Entries that come to zero are left out.
-func windowSums(db *gorm.DB, dim, col string, g granularity, since, until time.Time) (map[valueKind]int64, error) {
-	w := planWindow(since, until, g)
+// one dimension d, from its counters and the rows. Entries that come to
+// zero are left out.
+func windowSums(db *gorm.DB, d counterDim, since, until time.Time) (map[valueKind]int64, error) {
+	w := planWindow(since, until, d.period)
 	out := map[valueKind]int64{}
 	type group struct {
 		Value, Kind string
@@ -115,9 +125,9 @@ func windowSums(db *gorm.DB, dim, col string, g granularity, since, until time.T
 	}
 	if w.lo.Before(w.hi) {
 		var groups []group
-		if err := db.Raw("SELECT value, kind, SUM(n) AS n FROM refusal_counts WHERE "+dimIs(dim)+" AND period >= ? AND period < ? GROUP BY value, kind",
+		if err := db.Raw("SELECT value, kind, SUM(n) AS n FROM refusal_counts WHERE "+dimIs(d.name)+" AND period >= ? AND period < ? GROUP BY value, kind",
 			w.lo, w.hi).Scan(&groups).Error; err != nil {
-			return nil, fmt.Errorf("models: reading the %s counters: %w", dim, err)
+			return nil, fmt.Errorf("models: reading the %s counters: %w", d.name, err)
 		}
 		add(groups, 1)
 	}
@@ -126,9 +136,9 @@ func windowSums(db *gorm.DB, dim, col string, g granularity, since, until time.T
 		// host, SQLite walks the whole host index instead of the piece's
 		// range of the time index.
 		var groups []group
-		if err := db.Raw("SELECT "+col+" || '' AS value, kind || '' AS kind, SUM(repeat_count) AS n FROM refusals WHERE time >= ? AND time < ? GROUP BY 1, 2",
+		if err := db.Raw("SELECT "+d.valueSQL()+" || '' AS value, kind || '' AS kind, SUM(repeat_count) AS n FROM refusals WHERE time >= ? AND time < ? GROUP BY 1, 2",
 			p.from, p.to).Scan(&groups).Error; err != nil {
-			return nil, fmt.Errorf("models: counting refusals by %s: %w", col, err)
+			return nil, fmt.Errorf("models: counting refusals by %s: %w", d.name, err)
 		}
 		add(groups, p.sign)
 	}
@@ -150,17 +160,17 @@ func windowSums(db *gorm.DB, dim, col string, g granularity, since, until time.T
 // period): a value outside the counters' first k+1+|taken| cannot be in
 // the top k, since at least k values above it keep their counts. A
 // window whose rows add to the counters is ranked here, from windowSums.
-func topValues(db *gorm.DB, dim, col string, g granularity, since, until time.Time, k int) ([]NameCount, error) {
-	w := planWindow(since, until, g)
+func topValues(db *gorm.DB, d counterDim, since, until time.Time, k int) ([]NameCount, error) {
+	w := planWindow(since, until, d.period)
 	taken := map[string]int64{}
 	for _, p := range w.pieces {
 		if p.sign > 0 {
-			return topOfSums(db, dim, col, g, since, until, k)
+			return topOfSums(db, d, since, until, k)
 		}
 		var groups []NameCount
-		if err := db.Raw("SELECT "+col+" || '' AS name, SUM(repeat_count) AS count FROM refusals WHERE time >= ? AND time < ? GROUP BY 1",
+		if err := db.Raw("SELECT "+d.valueSQL()+" || '' AS name, SUM(repeat_count) AS count FROM refusals WHERE time >= ? AND time < ? GROUP BY 1",
 			p.from, p.to).Scan(&groups).Error; err != nil {
-			return nil, fmt.Errorf("models: counting refusals by %s: %w", col, err)
+			return nil, fmt.Errorf("models: counting refusals by %s: %w", d.name, err)
 		}
 		for _, gr := range groups {
 			taken[gr.Name] += gr.Count
@@ -168,9 +178,9 @@ func topValues(db *gorm.DB, dim, col string, g granularity, since, until time.Ti
 	}
 	var rows []NameCount
 	if w.lo.Before(w.hi) {
-		if err := db.Raw("SELECT value AS name, SUM(n) AS count FROM refusal_counts WHERE "+dimIs(dim)+" AND period >= ? AND period < ? GROUP BY value ORDER BY count DESC, "+bytewise(db, "value")+" LIMIT ?",
+		if err := db.Raw("SELECT value AS name, SUM(n) AS count FROM refusal_counts WHERE "+dimIs(d.name)+" AND period >= ? AND period < ? GROUP BY value ORDER BY count DESC, "+bytewise(db, "value")+" LIMIT ?",
 			w.lo, w.hi, k+1+len(taken)).Scan(&rows).Error; err != nil {
-			return nil, fmt.Errorf("models: reading the %s counters: %w", dim, err)
+			return nil, fmt.Errorf("models: reading the %s counters: %w", d.name, err)
 		}
 	}
 	for i := range rows {
@@ -180,8 +190,8 @@ func topValues(db *gorm.DB, dim, col string, g granularity, since, until time.Ti
 }
 
 // topOfSums is topValues for any window: every value's sum, ranked here.
-func topOfSums(db *gorm.DB, dim, col string, g granularity, since, until time.Time, k int) ([]NameCount, error) {
-	sums, err := windowSums(db, dim, col, g, since, until)
+func topOfSums(db *gorm.DB, d counterDim, since, until time.Time, k int) ([]NameCount, error) {
+	sums, err := windowSums(db, d, since, until)
 	if err != nil {
 		return nil, err
 	}

@@ -162,7 +162,7 @@ func countBuckets(db *gorm.DB, cache *OverviewCache, attack []string, start time
 		Network, Attack, Total int64
 	}
 	end := out[n-1].End
-	if err := db.Raw("SELECT period, "+fmt.Sprintf(class, "n", "value")+" FROM refusal_counts WHERE "+dimIs(dimReason)+" AND period >= ? AND period < ? GROUP BY period",
+	if err := db.Raw("SELECT period, "+fmt.Sprintf(class, "n", "value")+" FROM refusal_counts WHERE "+dimIs(reasonCounter.name)+" AND period >= ? AND period < ? GROUP BY period",
 		KindNetwork, KindNetwork, attack, out[first].Start, end).Scan(&hours).Error; err != nil {
 		return nil, fmt.Errorf("models: counting refusals from %s: %w", out[first].Start.Format(time.RFC3339), err)
 	}
@@ -195,17 +195,16 @@ func countBuckets(db *gorm.DB, cache *OverviewCache, attack []string, start time
 func (o *RefusalOverview) countTops(db *gorm.DB, since, now time.Time, top int) error {
 	until := now.Add(time.Nanosecond)
 	for _, l := range []struct {
-		dim, col string
-		g        granularity
-		dst      *[]NameCount
-	}{{dimHost, "host", byDay, &o.TopHosts}, {dimAgent, "agent", byHour, &o.TopAgents}, {dimTool, "tool", byHour, &o.TopTools}} {
-		rows, err := topValues(db, l.dim, l.col, l.g, since, until, top)
+		d   counterDim
+		dst *[]NameCount
+	}{{hostCounter, &o.TopHosts}, {agentCounter, &o.TopAgents}, {toolCounter, &o.TopTools}} {
+		rows, err := topValues(db, l.d, since, until, top)
 		if err != nil {
-			return fmt.Errorf("models: top refused %ss: %w", l.col, err)
+			return fmt.Errorf("models: top refused %ss: %w", l.d.name, err)
 		}
 		*l.dst = rows
 	}
-	sums, err := windowSums(db, dimReason, "reason", byHour, since, until)
+	sums, err := windowSums(db, reasonCounter, since, until)
 	if err != nil {
 		return fmt.Errorf("models: refusals by reason: %w", err)
 	}

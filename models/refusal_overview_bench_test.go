@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -39,13 +38,13 @@ func BenchmarkRefusalOverview(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			cpu0 := cpuTime()
+			cpu0 := processCPU()
 			for b.Loop() {
 				run()
 			}
 			// CPU time per page too: on a shared machine the wall clock
 			// mostly measures the other processes.
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/float64(time.Millisecond), "cpu-ms/op")
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/float64(time.Millisecond), "cpu-ms/op")
 			reportP95(b, 50, run)
 		})
 	}
@@ -73,15 +72,6 @@ func openOverviewBenchStore(b *testing.B) *Store {
 	}
 	b.Cleanup(func() { s.Close() })
 	return s
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func copyFile(from, to string) error {

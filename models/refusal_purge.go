@@ -3,10 +3,23 @@ package models
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
 )
+
+// purgeUnlocked, when set (tests only), is called wherever the purge
+// holds no write lock, so a test can run another purge or an insert
+// there, as another replica or the log writer may.
+var purgeUnlocked func()
+
+func atPurgeUnlocked() {
+	if f := purgeUnlocked; f != nil {
+		f()
+	}
+}
 
 // purgeChunk is how many rows one purge transaction deletes. Each chunk is
 // its own short transaction, so the refusal writer and admins saving the
@@ -14,19 +27,16 @@ import (
 // months of history.
 const purgeChunk = 2000
 
-// PurgeRefusalsBefore deletes refusals whose Time is before t, oldest first,
-// in chunks of purgeChunk rows, then the counters of the hours it emptied
-// (recounting the one it cut through), the refused hosts no refusal names
-// any more, and, on SQLite, gives the freed pages back to the file system.
-// It stops early when ctx ends and reports how many rows it deleted so far
-// in either case.
+// PurgeRefusalsBefore deletes refusals whose Time is before t, oldest
+// first, in chunks of purgeChunk rows, then the refused hosts no refusal
+// names any more, and, on SQLite, gives the freed pages back to the file
+// system. Each chunk takes its rows from the counters in the transaction
+// that deletes them, under the write lock, so every counter a page reads
+// equals the rows at every commit, whatever another purge (a replica) or
+// the log writer does in between (purgedCounts says which counters wait
+// for the walk to leave their day). It stops early when ctx ends and reports how many rows
+// it deleted so far in either case.
 func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, error) {
-	return s.purgeBefore(ctx, "refusals", t)
-}
-
-// purgeBefore deletes the rows of table (refusals or decisions: a fixed
-// name, never input) whose time is before t, in chunks.
-func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int64, error) {
 	var total int64
 	cutoff := t.UTC()
 	fail := func(err error) (int64, error) {
@@ -38,11 +48,12 @@ func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int
 			return fail(err)
 		}
 		began := time.Now()
-		n, last, err := s.purgeChunk(ctx, table, from, cutoff)
+		n, last, err := s.purgeChunk(ctx, from, cutoff)
 		if err != nil {
 			return fail(err)
 		}
 		total += n
+		atPurgeUnlocked()
 		if n < purgeChunk {
 			break
 		}
@@ -54,7 +65,7 @@ func (s *Store) purgeBefore(ctx context.Context, table string, t time.Time) (int
 	if total == 0 {
 		return 0, nil
 	}
-	if err := s.purgeCounts(ctx, cutoff); err != nil {
+	if err := s.dropEmptyCounters(ctx, cutoff); err != nil {
 		return fail(err)
 	}
 	if err := s.purgeRefusalHosts(ctx); err != nil {
@@ -83,16 +94,50 @@ func purgePause(ctx context.Context, chunk time.Duration) error {
 	}
 }
 
-// purgeCounts drops the counters of periods wholly before cutoff and
-// recounts the hour and the day it falls in.
-func (s *Store) purgeCounts(ctx context.Context, cutoff time.Time) error {
-	err := s.w.WithContext(ctx).Exec("DELETE FROM refusal_counts WHERE (dim <> ? AND period < ?) OR (dim = ? AND period < ?)",
-		dimHost, hourOf(cutoff), dimHost, utcDay(cutoff)).Error
-	if err != nil {
-		return fmt.Errorf("dropping purged counters: %w", err)
+// purgedCounts is what a chunk's rows take from the counters (negative
+// counts), and the days whose host counters go whole: a day before the
+// cutoff's, which the walk has left (lastDay is the day of the chunk's
+// newest row), lost every row. The host counters of the days before the
+// cutoff's are not taken from row by row: a day has thousands of hosts,
+// and a decrement of each in every chunk doubled the purge's cost. Until
+// the walk leaves such a day its host counters count the rows deleted so
+// far, but no page reads them: the Overview's and the log's host lists
+// start yesterday at the earliest, and the cutoff is at least a day ago.
+// Everything else (the hours, and the hosts of the cutoff's day, which
+// the log keeps in part) loses exactly the rows deleted.
+func purgedCounts(chunk []Refusal, cutoff, lastDay time.Time) (map[countKey]count, []time.Time) {
+	counts := countRows(chunk)
+	cutDay := utcDay(cutoff)
+	var left []time.Time
+	for k, c := range counts {
+		if k.dim == dimHost && k.period.Before(cutDay) {
+			delete(counts, k)
+			if k.period.Before(lastDay) && !slices.ContainsFunc(left, k.period.Equal) {
+				left = append(left, k.period)
+			}
+			continue
+		}
+		c.n = -c.n
+		counts[k] = c
 	}
-	if err := s.recountFrom(ctx, cutoff); err != nil {
-		return fmt.Errorf("recounting from %s: %w", cutoff.Format(time.RFC3339), err)
+	slices.SortFunc(left, time.Time.Compare)
+	return counts, left
+}
+
+// dropEmptyCounters deletes the counters the purge's chunks took to zero
+// (those of the hours wholly before cutoff, and of any value the hour or
+// day it cut no longer has) and the host counters of the days before the
+// cutoff's that the walk did not leave (purgedCounts). Readers already
+// pass over a zero counter (a purge stopped half-way leaves some); this
+// keeps the table to the periods the log still holds. Under the write
+// lock, so a counter the writer raises meanwhile is either seen raised or
+// raised after.
+func (s *Store) dropEmptyCounters(ctx context.Context, cutoff time.Time) error {
+	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return tx.Exec("DELETE FROM refusal_counts WHERE (period <= ? AND n <= 0) OR (dim = ? AND period < ?)", hourOf(cutoff), dimHost, utcDay(cutoff)).Error
+	})
+	if err != nil {
+		return fmt.Errorf("dropping the purged periods' counters: %w", err)
 	}
 	return nil
 }
@@ -101,8 +146,8 @@ func (s *Store) purgeCounts(ctx context.Context, cutoff time.Time) error {
 const hostPurgeChunk = 500
 
 // purgeRefusalHosts removes hosts no refusal names any more, walking the
-// list in host order in short statements. A host refused again meanwhile
-// is inserted again by its batch, so a race costs nothing but a re-insert.
+// list in host order in short transactions. A host refused again after
+// its chunk is inserted again by its batch.
 func (s *Store) purgeRefusalHosts(ctx context.Context) error {
 	after := ""
 	for {
@@ -116,8 +161,13 @@ func (s *Store) purgeRefusalHosts(ctx context.Context) error {
 		if len(hosts) == 0 {
 			return nil
 		}
-		err := s.w.WithContext(ctx).Exec(
-			"DELETE FROM refusal_hosts WHERE host IN ? AND NOT EXISTS (SELECT 1 FROM refusals WHERE refusals.host = refusal_hosts.host)", hosts).Error
+		// In a transaction, so under the write lock: on PostgreSQL a lone
+		// statement takes none, and a batch naming the host again, not
+		// yet committed (its insert of the host does nothing while the
+		// host is listed), would lose its host from the list.
+		err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			return tx.Exec("DELETE FROM refusal_hosts WHERE host IN ? AND NOT EXISTS (SELECT 1 FROM refusals WHERE refusals.host = refusal_hosts.host)", hosts).Error
+		})
 		if err != nil {
 			return fmt.Errorf("purging the refused-host list: %w", err)
 		}
@@ -125,24 +175,29 @@ func (s *Store) purgeRefusalHosts(ctx context.Context) error {
 	}
 }
 
-// purgeChunk deletes one chunk of table's rows from from to before
-// cutoff, oldest first, with their search text for refusals, in one
-// transaction, and returns how many it deleted and the time of the
-// newest. The next chunk starts at that time: PostgreSQL keeps a deleted
-// row's index entries until VACUUM, and a chunk that sought the oldest
-// rows from the start of the time index walked every entry the chunks
-// before it had deleted (millions, by the end of a big purge).
-func (s *Store) purgeChunk(ctx context.Context, table string, from, cutoff time.Time) (n int64, last time.Time, err error) {
+// purgeChunk deletes one chunk of refusals from from to before cutoff,
+// oldest first, with their search text, and takes them from the
+// counters, in one transaction, and returns how many it deleted and the
+// time of the newest. The next chunk starts at that time: PostgreSQL
+// keeps a deleted row's index entries until VACUUM, and a chunk that
+// sought the oldest rows from the start of the time index walked every
+// entry the chunks before it had deleted (millions, by the end of a big
+// purge).
+//
+// The counters lose exactly the rows deleted, read in the same
+// transaction under the write lock: recounting the hour a purge cuts
+// from reads made outside the lock let another purge or the writer
+// change it in between and left it stale (the count, and an ID range
+// that no longer covered a row just written). The hours' ID ranges are
+// left as they are: still bounds of the rows they count, only wider.
+func (s *Store) purgeChunk(ctx context.Context, from, cutoff time.Time) (n int64, last time.Time, err error) {
 	err = s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var chunk []struct {
-			ID   int64
-			Time time.Time
-		}
-		q := tx.Table(table).Select("id, time").Where("time < ?", cutoff)
+		q := tx.Table("refusals").Select("id, time, "+strings.Join(countedColumns(), ", ")).Where("time < ?", cutoff)
 		if !from.IsZero() {
 			q = q.Where("time >= ?", from)
 		}
-		if err := q.Order("time").Limit(purgeChunk).Scan(&chunk).Error; err != nil {
+		chunk, err := scanCounted(q.Order("time").Limit(purgeChunk))
+		if err != nil {
 			return err
 		}
 		if len(chunk) == 0 {
@@ -153,17 +208,56 @@ func (s *Store) purgeChunk(ctx context.Context, table string, from, cutoff time.
 			ids[i] = r.ID
 		}
 		last = chunk[len(chunk)-1].Time
-		if table == "refusals" {
-			if err := tx.Exec("DELETE FROM refusal_texts WHERE id IN ?", ids).Error; err != nil {
+		if err := tx.Exec("DELETE FROM refusal_texts WHERE id IN ?", ids).Error; err != nil {
+			return err
+		}
+		res := tx.Exec("DELETE FROM refusals WHERE id IN ?", ids)
+		if res.Error != nil {
+			return res.Error
+		}
+		if n = res.RowsAffected; n != int64(len(chunk)) {
+			return fmt.Errorf("deleting %d refusals deleted %d", len(chunk), n)
+		}
+		counts, left := purgedCounts(chunk, cutoff, utcDay(last))
+		for _, day := range left {
+			if err := tx.Exec("DELETE FROM refusal_counts WHERE dim = ? AND period = ?", dimHost, day).Error; err != nil {
 				return err
 			}
 		}
-		res := tx.Exec("DELETE FROM "+table+" WHERE id IN ?", ids)
-		n = res.RowsAffected
-		return res.Error
+		stx, err := newSQLTx(ctx, tx, &s.wStmts)
+		if err != nil {
+			return err
+		}
+		return addCounts(stx, counts)
 	})
 	if err != nil {
 		return 0, time.Time{}, err
 	}
 	return n, last, nil
+}
+
+// scanCounted reads q's rows (id, time and countedColumns, in that
+// order) into refusals, by hand: the ORM's scan by reflection into the
+// whole Refusal cost a purge more than taking the rows from the counters.
+func scanCounted(q *gorm.DB) ([]Refusal, error) {
+	rows, err := q.Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols := countedColumns()
+	var out []Refusal
+	dst := make([]any, 2+len(cols))
+	for rows.Next() {
+		out = append(out, Refusal{})
+		r := &out[len(out)-1]
+		dst[0], dst[1] = &r.ID, &r.Time
+		for i, c := range cols {
+			dst[2+i] = r.countedField(c)
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return nil, err
+		}
+	}
+	return out, rows.Err()
 }

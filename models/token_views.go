@@ -78,8 +78,11 @@ func dropExpiredViews(tx *gorm.DB, now time.Time) error {
 // TakeTokenView returns session's view with idHash and spends it: the
 // first call gets the sealed token, every later one (on any replica) the
 // same view with Sealed "". A view of another session, or an unknown or
-// expired one, is ErrNotFound.
-func (s *Store) TakeTokenView(ctx context.Context, idHash string, session int64, now time.Time) (TokenView, error) {
+// expired one, is ErrNotFound. open, called with the sealed token before
+// the view is spent, says whether the caller can show it: when it fails,
+// its error is returned and the view is left for a replica that can (one
+// with the right secret key), rather than spent on an error page.
+func (s *Store) TakeTokenView(ctx context.Context, idHash string, session int64, now time.Time, open func(sealed string) error) (TokenView, error) {
 	var out TokenView
 	// Its own statement: the take below rolls back when it finds nothing.
 	if err := dropExpiredViews(s.w.WithContext(ctx), now); err != nil {
@@ -95,6 +98,11 @@ func (s *Store) TakeTokenView(ctx context.Context, idHash string, session int64,
 			return err
 		}
 		out = TokenView{Name: row.Name, Base: row.Base}
+		if row.Sealed != "" && row.ShownAt == nil {
+			if err := open(row.Sealed); err != nil {
+				return &unopenedError{err}
+			}
+		}
 		res := tx.Model(&tokenView{}).Where("id_hash = ? AND shown_at IS NULL", idHash).
 			Updates(map[string]any{"sealed": "", "shown_at": now.UTC()})
 		if res.Error != nil {
@@ -105,8 +113,18 @@ func (s *Store) TakeTokenView(ctx context.Context, idHash string, session int64,
 		}
 		return nil
 	})
+	var unopened *unopenedError
+	if errors.As(err, &unopened) {
+		return TokenView{}, unopened.err
+	}
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return TokenView{}, fmt.Errorf("models: reading a new token's view: %w", err)
 	}
 	return out, err
 }
+
+// unopenedError carries open's error out of TakeTokenView's transaction
+// as it is.
+type unopenedError struct{ err error }
+
+func (e *unopenedError) Error() string { return e.err.Error() }

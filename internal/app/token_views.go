@@ -66,20 +66,28 @@ func (a *App) CreateTokenForView(ctx context.Context, now time.Time, actor, name
 // TakeTokenView returns session's view id and spends it: the first call
 // has the token, later ones (on any replica) the name with Token "". An
 // unknown or expired view, or another session's, is models.ErrNotFound.
+//
+// The token is opened before the view is spent: a replica without the
+// key the token was sealed with answers an error and leaves the view, so
+// a reload that reaches a replica with the right key still shows it.
 func (a *App) TakeTokenView(ctx context.Context, now time.Time, session int64, id string) (NewToken, error) {
-	v, err := a.store.TakeTokenView(ctx, tools.HashToken(id), session, now)
+	var token string
+	v, err := a.store.TakeTokenView(ctx, tools.HashToken(id), session, now, func(sealed string) error {
+		if a.secrets == nil {
+			return ErrNoTokenSecretKey
+		}
+		var err error
+		if token, err = a.secrets.Open(sealed); err != nil {
+			return fmt.Errorf("app: a new token does not open with this replica's secret key (every replica needs the same CONSOLE_SECRET_KEY or key file); open the page again on a replica with that key, or revoke the token and create another: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
 		return NewToken{}, err
 	}
 	out := NewToken{Name: v.Name, Base: v.Base}
-	if v.Sealed == "" {
-		return out, nil
-	}
-	if a.secrets == nil {
-		return NewToken{}, ErrNoTokenSecretKey
-	}
-	if out.Token, err = a.secrets.Open(v.Sealed); err != nil {
-		return NewToken{}, fmt.Errorf("app: the new token %q does not open with this replica's secret key (every replica needs the same CONSOLE_SECRET_KEY or key file): revoke it and create another: %w", v.Name, err)
+	if v.Sealed != "" {
+		out.Token = token
 	}
 	return out, nil
 }

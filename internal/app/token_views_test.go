@@ -1,8 +1,12 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -67,4 +71,39 @@ func databaseText(t *testing.T, path string) string {
 		all = append(all, b...)
 	}
 	return string(all)
+}
+
+// Review finding: a view was spent (its sealed token blanked) before the
+// replica taking it had opened the token, so a replica with another or
+// no secret key answered an error and the token was lost: every later
+// view, on any replica, said "already shown". A view this replica cannot
+// open stays for one that can.
+func TestATokenViewThisReplicaCannotOpenIsNotSpent(t *testing.T) {
+	ta := openTestApp(t)
+	ctx := context.Background()
+	now := time.Now()
+	id, err := ta.CreateTokenForView(ctx, now, "ada", "helpdesk-bot", 7, "https://console.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A replica started with another key.
+	other := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))
+	wrong, err := Open(ctx, ta.store.Path(), Options{Resolver: ta.resolver, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Getenv: func(k string) string {
+			if k == secretKeyEnv {
+				return other
+			}
+			return ""
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wrong.Close()
+	if v, err := wrong.TakeTokenView(ctx, now, 7, id); err == nil || v.Token != "" {
+		t.Fatalf("a replica with another key took the view: %+v, %v; want an error", v, err)
+	}
+	got, err := ta.TakeTokenView(ctx, now, 7, id)
+	if err != nil || !strings.HasPrefix(got.Token, tools.TokenPrefix) {
+		t.Fatalf("the view after a replica failed to open it = %+v, %v; want the token", got, err)
+	}
 }
