@@ -112,14 +112,22 @@ func (q RefusalQuery) windowed() bool {
 // next page. That cursor is the last ID shown when the page is full, the
 // bottom of the window read when it is not and older rows remain, and 0
 // when the log has been searched to its end.
+//
+// A time filter's ID range (boundIDs) bounds the windows: the first
+// starts at the range's top, not at the newest row, and the search ends
+// at its bottom, where no row of that time can be.
 func (q RefusalQuery) searchIDs(db *gorm.DB, limit int) ([]int64, int64, error) {
 	top := q.BeforeID
+	if q.idHigh > 0 && (top == 0 || top > q.idHigh+1) {
+		top = q.idHigh + 1
+	}
 	if top == 0 {
 		if err := db.Raw("SELECT COALESCE(MAX(id), 0) + 1 FROM refusals").Scan(&top).Error; err != nil {
 			return nil, 0, err
 		}
 	}
-	low := max(top-searchScanRows, 0)
+	floor := q.idLow // 0 when the time has no lower bound: the log's start
+	low := max(top-searchScanRows, floor)
 	var ids []int64
 	var err error
 	if q.onlySearch() {
@@ -133,7 +141,7 @@ func (q RefusalQuery) searchIDs(db *gorm.DB, limit int) ([]int64, int64, error) 
 	if len(ids) > limit {
 		return ids[:limit], ids[limit-1], nil
 	}
-	if low == 0 {
+	if low == floor {
 		return ids, 0, nil
 	}
 	var older int64
