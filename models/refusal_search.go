@@ -116,6 +116,9 @@ func (q RefusalQuery) windowed() bool {
 // A time filter's ID range (boundIDs) bounds the windows: the first
 // starts at the range's top, not at the newest row, and the search ends
 // at its bottom, where no row of that time can be.
+//
+// On PostgreSQL a trigram index may answer the search to its end instead
+// (refusal_search_pg.go).
 func (q RefusalQuery) searchIDs(db *gorm.DB, limit int) ([]int64, int64, error) {
 	top := q.BeforeID
 	if q.idHigh > 0 && (top == 0 || top > q.idHigh+1) {
@@ -127,21 +130,34 @@ func (q RefusalQuery) searchIDs(db *gorm.DB, limit int) ([]int64, int64, error) 
 		}
 	}
 	floor := q.idLow // 0 when the time has no lower bound: the log's start
-	low := max(top-searchScanRows, floor)
-	var ids []int64
-	var err error
-	if q.onlySearch() {
-		ids, err = q.textIDs(db, low, top, limit+1)
-	} else {
-		ids, err = q.selectIDs(db.Where("id >= ?", low), limit+1, "")
+	if isPostgres(db) {
+		return q.pgSearchIDs(db, top, floor, limit)
 	}
+	low := max(top-searchScanRows, floor)
+	ids, err := q.windowIDs(db, low, top, limit+1)
 	if err != nil {
 		return nil, 0, err
 	}
+	return pageOfWindow(db, ids, limit, low, floor)
+}
+
+// windowIDs returns the newest n IDs in [low, top) that match q.
+func (q RefusalQuery) windowIDs(db *gorm.DB, low, top int64, n int) ([]int64, error) {
+	if q.onlySearch() {
+		return q.textIDs(db, low, top, n)
+	}
+	return q.selectIDs(db.Where("id >= ? AND id < ?", low, top), n, "")
+}
+
+// pageOfWindow makes a page of the matches (up to limit+1, newest first)
+// of a search that read down to low, and its cursor: the last ID shown
+// when the page is full, 0 when low is the search's floor or no older
+// row is left, low otherwise.
+func pageOfWindow(db *gorm.DB, ids []int64, limit int, low, floor int64) ([]int64, int64, error) {
 	if len(ids) > limit {
 		return ids[:limit], ids[limit-1], nil
 	}
-	if low == floor {
+	if low <= floor {
 		return ids, 0, nil
 	}
 	var older int64

@@ -1,7 +1,9 @@
 package models
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,7 +66,140 @@ func testSearchOfAnOldDayStartsAndEndsAtItsIDRange(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if isPostgres(s.r) {
+		// The trigram index answers a rare word below the first window
+		// (refusal_search_pg.go): the day's one match and the end at once.
+		if len(pages) != 1 || !slices.Equal(pages[0], []int64{45}) || cursors[0] != 0 {
+			t.Fatalf("pages %v, cursors %v; want row 45 and the end on the first page", pages, cursors)
+		}
+		return
+	}
 	if len(pages) != 3 || !slices.Equal(slices.Concat(pages...), []int64{45}) || len(pages[1]) != 1 || cursors[0] != 51 || cursors[1] != 41 || cursors[2] != 0 {
 		t.Fatalf("pages %v, cursors %v; want windows [51,61), [41,51), [31,41) with row 45 in the second, then the end", pages, cursors)
 	}
+}
+
+// Every way a search page is answered (a window read in order; on
+// PostgreSQL the first window, the trigram index, the rest of the
+// window) gives the same rows in the same order as reading every row:
+// followed page by page, with pages of any size, alone or with other
+// filters and a time range.
+func TestSearchPagesHoldEveryMatchInOrder(t *testing.T) {
+	eachEngine(t, testSearchPagesHoldEveryMatchInOrder)
+}
+
+func testSearchPagesHoldEveryMatchInOrder(t *testing.T) {
+	s := openTestStore(t)
+	ctx := testCtx(t)
+	defer func(n, f, m, r int64) {
+		searchScanRows, pgFirstWindow, trigramMaxRows, trigramSampleRows = n, f, m, r
+	}(searchScanRows, pgFirstWindow, trigramMaxRows, trigramSampleRows)
+	searchScanRows, pgFirstWindow = 40, 10
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	var rows []Refusal
+	for i := range 400 {
+		r := Refusal{Time: base.Add(time.Duration(i) * 10 * time.Minute), Code: []string{"bad_port", "not_allowlisted"}[i%2],
+			URL: fmt.Sprintf("https://svc-%d.example.com/ticket/%d", i%7, i), Message: "Refused: on purpose"}
+		switch {
+		case i >= 300: // a flood of newer rows without the base log's words
+			r.URL, r.Code, r.Message = fmt.Sprintf("https://flood-%d.attacker.example/p/%d", i%5, i), "not_allowlisted", "refused"
+		case i == 17:
+			r.Message = "Refused: the one NEEDLE"
+		case i%60 == 3:
+			r.Redirects = StringList{"https://pin.example/x"}
+		}
+		rows = append(rows, r)
+	}
+	if err := s.InsertRefusals(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	var all []Refusal
+	if err := s.r.Order("id DESC").Find(&all).Error; err != nil {
+		t.Fatal(err)
+	}
+	// The trigram index's limits as they are (it answers every word of
+	// this small log), low (it answers the rare words only), and low with
+	// a sample too small to see any word (the index is asked and gives up
+	// past its limit).
+	for _, c := range []struct{ maxRows, sample int64 }{{trigramMaxRows, trigramSampleRows}, {4, trigramSampleRows}, {4, 10}} {
+		trigramMaxRows, trigramSampleRows = c.maxRows, c.sample
+		checkSearchPages(t, s, all, base)
+	}
+}
+
+func checkSearchPages(t *testing.T, s *Store, all []Refusal, base time.Time) {
+	for _, search := range []string{"needle", "pin.example", "ticket", "Refused BAD_PORT", "attacker /p/", "svc-3.example.com/ticket", "no-such-text", "on needle", "/1"} {
+		for _, q := range []RefusalQuery{
+			{Search: search},
+			{Search: search, Code: "bad_port"},
+			{Search: search, Since: base.Add(10 * time.Hour), Until: base.Add(40 * time.Hour)},
+		} {
+			words, _ := SearchWords(search)
+			var want []int64
+			for _, r := range all {
+				text := searchText(&r)
+				ok := (q.Code == "" || r.Code == q.Code) && (q.Since.IsZero() || !r.Time.Before(q.Since)) && (q.Until.IsZero() || r.Time.Before(q.Until))
+				for _, w := range words {
+					ok = ok && strings.Contains(text, w)
+				}
+				if ok {
+					want = append(want, r.ID)
+				}
+			}
+			for _, limit := range []int{7, 50} {
+				q.Limit = limit
+				if got := pagedIDs(t, s, q); !slices.Equal(got, want) {
+					t.Errorf("%q code %q since %v, pages of %d (index limit %d, sample %d): got %v, want %v",
+						search, q.Code, !q.Since.IsZero(), limit, trigramMaxRows, trigramSampleRows, got, want)
+				}
+			}
+		}
+	}
+}
+
+// On PostgreSQL a word that a sample of the log finds rare is looked up
+// in the trigram index: its first page holds the newest matches from
+// anywhere below the cursor, or all of them and the end, where a window
+// read in order would have ended short. A word the sample finds common
+// is read window by window, as on SQLite, and the page that ends short
+// says where its window ended.
+func TestSearchOnPostgresAsksTheTrigramIndexForRareWords(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		if !testOnPostgres(t) {
+			t.Skip("the trigram index is PostgreSQL's")
+		}
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		defer func(n, f, m int64) { searchScanRows, pgFirstWindow, trigramMaxRows = n, f, m }(searchScanRows, pgFirstWindow, trigramMaxRows)
+		searchScanRows, pgFirstWindow, trigramMaxRows = 40, 10, 4
+		var rows []Refusal
+		for i := range 200 {
+			msg := "filler"
+			switch i {
+			case 4, 9:
+				msg = "needle"
+			case 20, 21, 22, 23, 24, 25:
+				msg = "common" // six rows: more than trigramMaxRows
+			}
+			rows = append(rows, Refusal{URL: "https://x.example/", Message: msg})
+		}
+		if err := s.InsertRefusals(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+		got, next, err := s.ListRefusals(ctx, RefusalQuery{Search: "needle"})
+		if err != nil || len(got) != 2 || got[0].ID != 10 || got[1].ID != 5 || next != 0 {
+			t.Fatalf("a rare word: %d rows, next %d, %v; want rows 10 and 5 and the end on the first page", len(got), next, err)
+		}
+		got, next, err = s.ListRefusals(ctx, RefusalQuery{Search: "needle", Limit: 1})
+		if err != nil || len(got) != 1 || got[0].ID != 10 || next != 10 {
+			t.Fatalf("a rare word, pages of 1: %d rows, next %d, %v; want row 10, then more below it", len(got), next, err)
+		}
+		got, next, err = s.ListRefusals(ctx, RefusalQuery{Search: "common"})
+		if err != nil || len(got) != 0 || next != 161 {
+			t.Fatalf("a common word: %d rows, next %d, %v; want an empty window of 40 rows, continued below row 161", len(got), next, err)
+		}
+		if ok := indexableWords([]string{"ab", "needle"}); ok {
+			t.Fatal("a word of two letters has no trigram to look up, yet the index would be asked")
+		}
+	})
 }
