@@ -63,6 +63,9 @@ type RefusalQuery struct {
 	// idLow and idHigh, when not 0, bound the IDs of rows in the time
 	// filter (refusal_id_range.go).
 	idLow, idHigh int64
+	// memo is the store's memory of searches the trigram index could not
+	// answer (refusal_search_pg.go).
+	memo *searchMemo
 }
 
 func (q RefusalQuery) pageSize() (int, error) {
@@ -168,6 +171,7 @@ func (s *Store) ListRefusals(ctx context.Context, q RefusalQuery) ([]Refusal, in
 		return nil, 0, err
 	}
 	db := s.r.WithContext(ctx)
+	q.memo = &s.searches
 	q, none, err := q.boundIDs(db)
 	if err != nil || none {
 		return nil, 0, err

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -54,7 +55,12 @@ func SearchWords(search string) ([]string, error) {
 }
 
 // textMatch is the condition that a refusal_texts row holds every word.
+// The longest word, likely the rarest, is tried first: most rows then
+// fail on one LIKE instead of two ("refused bad_port" tried "refused",
+// in every row, first).
 func textMatch(words []string) (string, []any) {
+	words = slices.Clone(words)
+	slices.SortStableFunc(words, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	conds := make([]string, len(words))
 	args := make([]any, len(words))
 	for i, w := range words {

@@ -2,35 +2,49 @@ package models
 
 import (
 	"cmp"
+	"errors"
 	"slices"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 )
 
-// The free-text search on PostgreSQL, where migration 12 gave the search
-// text a trigram index (refusal_pg_indexes.go).
+// The free-text search on PostgreSQL (measured at ten million rows:
+// models/refusal_pg_scale_bench_test.go).
 //
-// A window of 200,000 rows (refusal_search.go) is read in 60-230 ms at ten
-// million rows: over the page's target whenever a word is rare among the
-// newest rows, as every word of the base log is below a flood of millions
-// of rows that do not hold it. The trigram index finds a rare word's rows
-// anywhere in the log in a few milliseconds, and a page it answers is
-// complete: its newest matches below the cursor, or all of them and the
-// end of the search. But the index is no help for a common word: it
-// builds a bitmap of every matching row in the log (millions) before the
-// first is read. So a page goes step by step, each step bounded:
+// A search reads a window of rows below its cursor (refusal_search.go).
+// On PostgreSQL, 200,000 rows of search text took 60-260 ms at ten
+// million rows, over the page's target whenever the words are not among
+// the newest rows: every word of the base log sits below a flood of 2.6
+// million rows that do not hold it. So the window is smaller here
+// (pgScanRows), and read in two parts with a chance for the trigram index
+// (migration 12) in between:
 //
-//  1. The newest pgFirstWindow rows below the cursor, read in order: a
-//     word common among them fills the page here.
-//  2. A sample of the log says how many rows hold the words. Few: the
-//     trigram index finds all of those below the first window (at most
-//     trigramMaxRows; more and the step gives up).
-//  3. Otherwise the window goes on, down to searchScanRows below the
-//     cursor, as on SQLite.
+//  1. The newest pgFirstWindow rows below the cursor, in ID order: a word
+//     common among them fills the page here and stops.
+//  2. A sample of the log estimates how many rows hold the words. When
+//     few do, the trigram index is asked for all of them below the
+//     first part: the page is then complete (its newest matches, or all
+//     of them and the end of the search), however deep they lie. The
+//     index is fast only for words with a rare trigram: it intersects
+//     the rows of every trigram, and a host name's ".example.com" is in
+//     millions (a rare URL took it 3.5 s, "ticket" 4 s, where a word
+//     with an unknown trigram takes 0.1 ms). So it gets trigramBudget,
+//     after which PostgreSQL cancels it and the store remembers the
+//     words for a while (searchMemo): later pages skip the attempt.
+//  3. Otherwise the window goes on in ID order down to pgScanRows below
+//     the cursor.
 
-// pgFirstWindow is how many rows the first step of a page reads. A
-// variable only so that tests can show the steps on a small log.
-var pgFirstWindow int64 = 20_000
+// pgScanRows is a page's window on PostgreSQL, and pgFirstWindow its
+// first part. Variables only so that tests can show the steps on a
+// small log.
+var (
+	pgScanRows    int64 = 100_000
+	pgFirstWindow int64 = 20_000
+)
 
 // trigramSampleRows is how many rows, evenly spread over the log's IDs,
 // step 2 reads to estimate how many rows hold the words. A variable only
@@ -43,6 +57,9 @@ var trigramSampleRows int64 = 1000
 // this many rows read before the page reads its window instead. A
 // variable only so that tests can show both ways on a small log.
 var trigramMaxRows int64 = 10_000
+
+// trigramBudget is how long the trigram index may take for a page.
+const trigramBudget = 25 * time.Millisecond
 
 // pgSearchIDs is searchIDs on PostgreSQL: the page of a search below top,
 // down to floor.
@@ -62,8 +79,7 @@ func (q RefusalQuery) pgSearchIDs(db *gorm.DB, top, floor int64, limit int) ([]i
 	if ok {
 		return pageOfWindow(db, append(ids, rest...), limit, floor, floor)
 	}
-	bottom := max(top-searchScanRows, floor)
-	if bottom < low {
+	if bottom := max(top-pgScanRows, floor); bottom < low {
 		more, err := q.windowIDs(db, bottom, low, limit+1-len(ids))
 		if err != nil {
 			return nil, 0, err
@@ -75,12 +91,12 @@ func (q RefusalQuery) pgSearchIDs(db *gorm.DB, top, floor int64, limit int) ([]i
 
 // trigramIDs returns the newest n IDs in [low, top) that match q, found
 // through the trigram index, when a sample of the log says few rows hold
-// the words and the index finds at most trigramMaxRows in [low, top);
-// ok is false otherwise (or where the index is missing), and the caller
-// reads its window.
+// the words and the index finds at most trigramMaxRows of them in [low,
+// top) within trigramBudget; ok is false otherwise (or where the index is
+// missing), and the caller reads its window.
 func (q RefusalQuery) trigramIDs(db *gorm.DB, low, top int64, n int) (ids []int64, ok bool, err error) {
 	words, err := SearchWords(q.Search)
-	if err != nil || !indexableWords(words) {
+	if err != nil || !indexableWords(words) || q.memo.slowFor(words) {
 		return nil, false, err
 	}
 	cond, args := textMatch(words)
@@ -100,22 +116,69 @@ func (q RefusalQuery) trigramIDs(db *gorm.DB, low, top int64, n int) (ids []int6
 	if err != nil || !sample.Indexed || sample.Found == 0 || sample.Hits*sample.Span > trigramMaxRows*sample.Found {
 		return nil, false, err
 	}
-	err = bitmapOnly(db, func() error {
-		return db.Table("refusal_texts AS t").Where("t.id >= ? AND t.id < ?", low, top).Where(cond, args...).
-			Limit(int(trigramMaxRows)+1).Pluck("t.id", &ids).Error
-	})
-	if err != nil || int64(len(ids)) > trigramMaxRows {
+	found, err := trigramLookup(db, cond, args, low, top)
+	if errors.Is(err, errTrigramTooSlow) || (err == nil && found == nil) {
+		q.memo.remember(words)
+		return nil, false, nil
+	}
+	if err != nil {
 		return nil, false, err
 	}
-	slices.SortFunc(ids, func(a, b int64) int { return cmp.Compare(b, a) })
-	if !q.onlySearch() && len(ids) > 0 {
-		// The other filters, on the text's matches.
-		other := q
-		other.Search, other.BeforeID = "", 0
-		ids, err = other.selectIDs(db.Where("id IN ?", ids), n, "")
-		return ids, err == nil, err
+	slices.SortFunc(found, func(a, b int64) int { return cmp.Compare(b, a) })
+	if q.onlySearch() || len(found) == 0 {
+		return found[:min(n, len(found))], true, nil
 	}
-	return ids[:min(n, len(ids))], true, nil
+	// The other filters, on the text's matches.
+	other := q
+	other.Search, other.BeforeID = "", 0
+	ids, err = other.selectIDs(db.Where("id IN ?", found), n, "")
+	return ids, err == nil, err
+}
+
+// errTrigramTooSlow says the trigram index did not answer within
+// trigramBudget.
+var errTrigramTooSlow = errors.New("models: the trigram index took too long")
+
+// trigramLookup returns the IDs in [low, top) whose text matches cond,
+// through the trigram index, in no order: nil (not empty) when there are
+// more than trigramMaxRows, errTrigramTooSlow past trigramBudget. It runs
+// in a savepoint of serialOnPostgres's transaction, which PostgreSQL's
+// cancellation at the budget aborts, with only bitmap scans left to the
+// planner (of the index, of the primary key's range, or both): left to
+// choose, it walked the primary key through the whole range, estimating
+// the words' rows from a histogram of a hundred texts.
+func trigramLookup(db *gorm.DB, cond string, args []any, low, top int64) (ids []int64, err error) {
+	err = db.Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("SET LOCAL statement_timeout = '" + trigramBudget.String() + "'; SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off").Error; err != nil {
+			return err
+		}
+		query := tx.Table("refusal_texts AS t").Where("t.id < ?", top)
+		if low > 0 {
+			// Not "id >= 0": a bound below the column's statistics makes
+			// the planner read the index's true minimum, through every
+			// entry a purge left for VACUUM (hundreds of milliseconds).
+			query = query.Where("t.id >= ?", low)
+		}
+		if err := query.Where(cond, args...).Limit(int(trigramMaxRows)+1).Pluck("t.id", &ids).Error; err != nil {
+			return err
+		}
+		// Undo the settings for the statements after it.
+		return tx.Exec("SET LOCAL statement_timeout = DEFAULT; SET LOCAL enable_indexscan = DEFAULT; SET LOCAL enable_seqscan = DEFAULT").Error
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
+		return nil, errTrigramTooSlow
+	}
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(ids)) > trigramMaxRows {
+		return nil, nil
+	}
+	if ids == nil {
+		ids = []int64{}
+	}
+	return ids, nil
 }
 
 // indexableWords reports whether every word gives the trigram index
@@ -142,23 +205,40 @@ func indexableWords(words []string) bool {
 	return len(words) > 0
 }
 
-// bitmapOnly runs fn with only bitmap scans left to the planner (of the
-// trigram index, of the primary key's range, or both), inside the
-// transaction of serialOnPostgres. Left to choose, it walked the primary
-// key through the whole range, estimating the words' rows from a
-// histogram of a hundred texts.
-func bitmapOnly(db *gorm.DB, fn func() error) (err error) {
-	for _, set := range []string{"SET LOCAL enable_indexscan = off", "SET LOCAL enable_seqscan = off"} {
-		if err := db.Exec(set).Error; err != nil {
-			return err
-		}
+// searchMemo remembers, per store, the searches the trigram index did not
+// answer (too slow, or too many rows), so that the next pages of the same
+// search, and the same search soon after, read their windows without
+// trying it again. The zero value is ready; a nil memo remembers nothing.
+type searchMemo struct {
+	mu   sync.Mutex
+	slow map[string]time.Time // words → when the index gave up
+}
+
+// searchMemoTTL is how long a search is remembered: the log changes, and
+// a word the index could not answer may become one it can.
+const searchMemoTTL = 10 * time.Minute
+
+// searchMemoMax bounds the memo; when full it starts over.
+const searchMemoMax = 1000
+
+func (m *searchMemo) slowFor(words []string) bool {
+	if m == nil {
+		return false
 	}
-	defer func() {
-		for _, reset := range []string{"RESET enable_indexscan", "RESET enable_seqscan"} {
-			if rerr := db.Exec(reset).Error; rerr != nil && err == nil {
-				err = rerr
-			}
-		}
-	}()
-	return fn()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	at, ok := m.slow[strings.Join(words, " ")]
+	return ok && time.Since(at) < searchMemoTTL
+}
+
+func (m *searchMemo) remember(words []string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.slow == nil || len(m.slow) >= searchMemoMax {
+		m.slow = make(map[string]time.Time)
+	}
+	m.slow[strings.Join(words, " ")] = time.Now()
 }

@@ -1,11 +1,14 @@
 package models
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // A search limited to an old day starts its windows at the top of the
@@ -91,10 +94,10 @@ func TestSearchPagesHoldEveryMatchInOrder(t *testing.T) {
 func testSearchPagesHoldEveryMatchInOrder(t *testing.T) {
 	s := openTestStore(t)
 	ctx := testCtx(t)
-	defer func(n, f, m, r int64) {
-		searchScanRows, pgFirstWindow, trigramMaxRows, trigramSampleRows = n, f, m, r
-	}(searchScanRows, pgFirstWindow, trigramMaxRows, trigramSampleRows)
-	searchScanRows, pgFirstWindow = 40, 10
+	defer func(n, p, f, m, r int64) {
+		searchScanRows, pgScanRows, pgFirstWindow, trigramMaxRows, trigramSampleRows = n, p, f, m, r
+	}(searchScanRows, pgScanRows, pgFirstWindow, trigramMaxRows, trigramSampleRows)
+	searchScanRows, pgScanRows, pgFirstWindow = 40, 40, 10
 	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	var rows []Refusal
 	for i := range 400 {
@@ -170,8 +173,10 @@ func TestSearchOnPostgresAsksTheTrigramIndexForRareWords(t *testing.T) {
 		}
 		s := openTestStore(t)
 		ctx := testCtx(t)
-		defer func(n, f, m int64) { searchScanRows, pgFirstWindow, trigramMaxRows = n, f, m }(searchScanRows, pgFirstWindow, trigramMaxRows)
-		searchScanRows, pgFirstWindow, trigramMaxRows = 40, 10, 4
+		defer func(n, f, m, r int64) {
+			pgScanRows, pgFirstWindow, trigramMaxRows, trigramSampleRows = n, f, m, r
+		}(pgScanRows, pgFirstWindow, trigramMaxRows, trigramSampleRows)
+		pgScanRows, pgFirstWindow, trigramMaxRows = 40, 10, 4
 		var rows []Refusal
 		for i := range 200 {
 			msg := "filler"
@@ -197,6 +202,26 @@ func TestSearchOnPostgresAsksTheTrigramIndexForRareWords(t *testing.T) {
 		got, next, err = s.ListRefusals(ctx, RefusalQuery{Search: "common"})
 		if err != nil || len(got) != 0 || next != 161 {
 			t.Fatalf("a common word: %d rows, next %d, %v; want an empty window of 40 rows, continued below row 161", len(got), next, err)
+		}
+		// A sample that misses the common word: the index is asked, finds
+		// more rows than it may return, and the store remembers the
+		// search, so that its next pages read their windows at once.
+		trigramSampleRows = 1
+		got, next, err = s.ListRefusals(ctx, RefusalQuery{Search: "common"})
+		if err != nil || len(got) != 0 || next != 161 || !s.searches.slowFor([]string{"common"}) || s.searches.slowFor([]string{"needle"}) {
+			t.Fatalf("a common word the sample missed: %d rows, next %d, %v, remembered %v", len(got), next, err, s.searches.slowFor([]string{"common"}))
+		}
+		// Past its budget the index's statement is cancelled, in a
+		// savepoint: the page's transaction goes on.
+		err = serialOnPostgres(s.r.WithContext(ctx), func(tx *gorm.DB) error {
+			if _, err := trigramLookup(tx, "pg_sleep(0.01) IS NOT NULL", nil, 0, 1000); !errors.Is(err, errTrigramTooSlow) {
+				t.Errorf("a lookup past its budget: %v, want errTrigramTooSlow", err)
+			}
+			var one int
+			return tx.Raw("SELECT 1").Scan(&one).Error
+		})
+		if err != nil {
+			t.Fatalf("the transaction after a cancelled lookup: %v", err)
 		}
 		if ok := indexableWords([]string{"ab", "needle"}); ok {
 			t.Fatal("a word of two letters has no trigram to look up, yet the index would be asked")
