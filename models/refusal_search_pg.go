@@ -25,16 +25,16 @@ import (
 //
 //  1. The newest pgFirstWindow rows below the cursor, in ID order: a word
 //     common among them fills the page here and stops.
-//  2. A sample of the log estimates how many rows hold the words. When
-//     few do, the trigram index is asked for all of them below the
-//     first part: the page is then complete (its newest matches, or all
-//     of them and the end of the search), however deep they lie. The
-//     index is fast only for words with a rare trigram: it intersects
-//     the rows of every trigram, and a host name's ".example.com" is in
-//     millions (a rare URL took it 3.5 s, "ticket" 4 s, where a word
-//     with an unknown trigram takes 0.1 ms). So it gets trigramBudget,
-//     after which PostgreSQL cancels it and the store remembers the
-//     words for a while (searchMemo): later pages skip the attempt.
+//  2. The trigram index is asked for every row below the first part
+//     that holds the words: when there are few (trigramMaxRows), the
+//     page is complete (its newest matches, or all of them and the end
+//     of the search), however deep they lie. The index is fast only for
+//     words with a rare trigram: it intersects the rows of every trigram,
+//     and a host name's ".example.com" is in millions (a rare URL took
+//     it 3.5 s, "ticket" 4 s, where a word with an unknown trigram takes
+//     0.1 ms). So it gets trigramBudget, after which PostgreSQL cancels
+//     it, and the store remembers the words for a while (searchMemo), as
+//     it does those with too many rows: later pages skip the attempt.
 //  3. Otherwise the window goes on in ID order down to pgScanRows below
 //     the cursor.
 
@@ -46,16 +46,19 @@ var (
 	pgFirstWindow int64 = 20_000
 )
 
-// trigramSampleRows is how many rows, evenly spread over the log's IDs,
-// step 2 reads to estimate how many rows hold the words. A variable only
-// so that tests can make the sample miss.
-var trigramSampleRows int64 = 1000
+// scanRows is how many rows a page of a search reads at most on db's
+// engine.
+func scanRows(db *gorm.DB) int64 {
+	if isPostgres(db) {
+		return pgScanRows
+	}
+	return searchScanRows
+}
 
 // trigramMaxRows bounds the rows the trigram index may return to a page:
-// the index is asked only when the sample estimates at most this many in
-// the whole log, and a sample that missed a commoner word costs at most
-// this many rows read before the page reads its window instead. A
-// variable only so that tests can show both ways on a small log.
+// a word in more rows than this (a common word) costs at most this many
+// rows read before the page reads its window instead. A variable only so
+// that tests can show both ways on a small log.
 var trigramMaxRows int64 = 10_000
 
 // trigramBudget is how long the trigram index may take for a page.
@@ -90,32 +93,20 @@ func (q RefusalQuery) pgSearchIDs(db *gorm.DB, top, floor int64, limit int) ([]i
 }
 
 // trigramIDs returns the newest n IDs in [low, top) that match q, found
-// through the trigram index, when a sample of the log says few rows hold
-// the words and the index finds at most trigramMaxRows of them in [low,
-// top) within trigramBudget; ok is false otherwise (or where the index is
-// missing), and the caller reads its window.
+// through the trigram index, when it finds at most trigramMaxRows of them
+// in [low, top) within trigramBudget; ok is false otherwise (or where the
+// index is missing, or the store remembers that it gave up on the same
+// words), and the caller reads its window.
 func (q RefusalQuery) trigramIDs(db *gorm.DB, low, top int64, n int) (ids []int64, ok bool, err error) {
 	words, err := SearchWords(q.Search)
 	if err != nil || !indexableWords(words) || q.memo.slowFor(words) {
 		return nil, false, err
 	}
-	cond, args := textMatch(words)
-	var sample struct {
-		Indexed     bool
-		Span, Found int64
-		Hits        int64
-	}
-	// The sample reads trigramSampleRows IDs spread evenly from the first
-	// row to the last, by the primary key: the index's cost is that of
-	// the words' rows in the whole log, not only below the cursor.
-	err = db.Raw(`WITH b AS (SELECT MIN(id) AS lo, MAX(id) AS hi FROM refusal_texts),
-		s AS (SELECT t.text FROM refusal_texts t WHERE t.id = ANY(ARRAY(SELECT generate_series(b.lo, b.hi, GREATEST((b.hi - b.lo) / ?, 1)) FROM b)))
-		SELECT to_regclass('idx_refusal_texts_trgm') IS NOT NULL AS indexed, (SELECT COALESCE(hi - lo + 1, 0) FROM b) AS span,
-			(SELECT COUNT(*) FROM s) AS found, (SELECT COUNT(*) FROM s AS t WHERE `+cond+`) AS hits`,
-		append([]any{trigramSampleRows}, args...)...).Scan(&sample).Error
-	if err != nil || !sample.Indexed || sample.Found == 0 || sample.Hits*sample.Span > trigramMaxRows*sample.Found {
+	var indexed bool
+	if err := db.Raw("SELECT to_regclass('idx_refusal_texts_trgm') IS NOT NULL").Scan(&indexed).Error; err != nil || !indexed {
 		return nil, false, err
 	}
+	cond, args := textMatch(words)
 	found, err := trigramLookup(db, cond, args, low, top)
 	if errors.Is(err, errTrigramTooSlow) || (err == nil && found == nil) {
 		q.memo.remember(words)

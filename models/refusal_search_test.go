@@ -94,9 +94,9 @@ func TestSearchPagesHoldEveryMatchInOrder(t *testing.T) {
 func testSearchPagesHoldEveryMatchInOrder(t *testing.T) {
 	s := openTestStore(t)
 	ctx := testCtx(t)
-	defer func(n, p, f, m, r int64) {
-		searchScanRows, pgScanRows, pgFirstWindow, trigramMaxRows, trigramSampleRows = n, p, f, m, r
-	}(searchScanRows, pgScanRows, pgFirstWindow, trigramMaxRows, trigramSampleRows)
+	defer func(n, p, f, m int64) {
+		searchScanRows, pgScanRows, pgFirstWindow, trigramMaxRows = n, p, f, m
+	}(searchScanRows, pgScanRows, pgFirstWindow, trigramMaxRows)
 	searchScanRows, pgScanRows, pgFirstWindow = 40, 40, 10
 	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	var rows []Refusal
@@ -120,12 +120,12 @@ func testSearchPagesHoldEveryMatchInOrder(t *testing.T) {
 	if err := s.r.Order("id DESC").Find(&all).Error; err != nil {
 		t.Fatal(err)
 	}
-	// The trigram index's limits as they are (it answers every word of
-	// this small log), low (it answers the rare words only), and low with
-	// a sample too small to see any word (the index is asked and gives up
-	// past its limit).
-	for _, c := range []struct{ maxRows, sample int64 }{{trigramMaxRows, trigramSampleRows}, {4, trigramSampleRows}, {4, 10}} {
-		trigramMaxRows, trigramSampleRows = c.maxRows, c.sample
+	// The trigram index's limit as it is (it answers every word of this
+	// small log), and low (it answers the rare words and gives up on the
+	// others, which the store then remembers), on a new store each.
+	for _, maxRows := range []int64{trigramMaxRows, 4} {
+		trigramMaxRows = maxRows
+		s.searches = searchMemo{}
 		checkSearchPages(t, s, all, base)
 	}
 }
@@ -152,20 +152,19 @@ func checkSearchPages(t *testing.T, s *Store, all []Refusal, base time.Time) {
 			for _, limit := range []int{7, 50} {
 				q.Limit = limit
 				if got := pagedIDs(t, s, q); !slices.Equal(got, want) {
-					t.Errorf("%q code %q since %v, pages of %d (index limit %d, sample %d): got %v, want %v",
-						search, q.Code, !q.Since.IsZero(), limit, trigramMaxRows, trigramSampleRows, got, want)
+					t.Errorf("%q code %q since %v, pages of %d (index limit %d): got %v, want %v",
+						search, q.Code, !q.Since.IsZero(), limit, trigramMaxRows, got, want)
 				}
 			}
 		}
 	}
 }
 
-// On PostgreSQL a word that a sample of the log finds rare is looked up
-// in the trigram index: its first page holds the newest matches from
-// anywhere below the cursor, or all of them and the end, where a window
-// read in order would have ended short. A word the sample finds common
-// is read window by window, as on SQLite, and the page that ends short
-// says where its window ended.
+// On PostgreSQL a word in few rows is looked up in the trigram index: its
+// first page holds the newest matches from anywhere below the cursor, or
+// all of them and the end, where a window read in order would have ended
+// short. A word in more rows is read window by window, as on SQLite, and
+// the page that ends short says where its window ended.
 func TestSearchOnPostgresAsksTheTrigramIndexForRareWords(t *testing.T) {
 	eachEngine(t, func(t *testing.T) {
 		if !testOnPostgres(t) {
@@ -173,9 +172,7 @@ func TestSearchOnPostgresAsksTheTrigramIndexForRareWords(t *testing.T) {
 		}
 		s := openTestStore(t)
 		ctx := testCtx(t)
-		defer func(n, f, m, r int64) {
-			pgScanRows, pgFirstWindow, trigramMaxRows, trigramSampleRows = n, f, m, r
-		}(pgScanRows, pgFirstWindow, trigramMaxRows, trigramSampleRows)
+		defer func(n, f, m int64) { pgScanRows, pgFirstWindow, trigramMaxRows = n, f, m }(pgScanRows, pgFirstWindow, trigramMaxRows)
 		pgScanRows, pgFirstWindow, trigramMaxRows = 40, 10, 4
 		var rows []Refusal
 		for i := range 200 {
@@ -199,17 +196,13 @@ func TestSearchOnPostgresAsksTheTrigramIndexForRareWords(t *testing.T) {
 		if err != nil || len(got) != 1 || got[0].ID != 10 || next != 10 {
 			t.Fatalf("a rare word, pages of 1: %d rows, next %d, %v; want row 10, then more below it", len(got), next, err)
 		}
-		got, next, err = s.ListRefusals(ctx, RefusalQuery{Search: "common"})
-		if err != nil || len(got) != 0 || next != 161 {
-			t.Fatalf("a common word: %d rows, next %d, %v; want an empty window of 40 rows, continued below row 161", len(got), next, err)
-		}
-		// A sample that misses the common word: the index is asked, finds
-		// more rows than it may return, and the store remembers the
-		// search, so that its next pages read their windows at once.
-		trigramSampleRows = 1
+		// A common word: the index finds more rows than it may return, the
+		// page reads its window, and the store remembers the search, so
+		// that its next pages read their windows at once.
 		got, next, err = s.ListRefusals(ctx, RefusalQuery{Search: "common"})
 		if err != nil || len(got) != 0 || next != 161 || !s.searches.slowFor([]string{"common"}) || s.searches.slowFor([]string{"needle"}) {
-			t.Fatalf("a common word the sample missed: %d rows, next %d, %v, remembered %v", len(got), next, err, s.searches.slowFor([]string{"common"}))
+			t.Fatalf("a common word: %d rows, next %d, %v, remembered %v; want an empty window of 40 rows, continued below row 161",
+				len(got), next, err, s.searches.slowFor([]string{"common"}))
 		}
 		// Past its budget the index's statement is cancelled, in a
 		// savepoint: the page's transaction goes on.
