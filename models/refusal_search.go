@@ -54,13 +54,32 @@ func SearchWords(search string) ([]string, error) {
 	return words, nil
 }
 
-// textMatch is the condition that a refusal_texts row holds every word.
-// The longest word, likely the rarest, is tried first: most rows then
-// fail on one LIKE instead of two ("refused bad_port" tried "refused",
-// in every row, first).
-func textMatch(words []string) (string, []any) {
-	words = slices.Clone(words)
-	slices.SortStableFunc(words, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+// textMatch is the condition that a refusal_texts row holds every word,
+// for a read of rows (a window, or the rows other filters chose). On
+// PostgreSQL it is written with strpos, which no index serves: as LIKE,
+// the planner took a rare-looking word to the trigram index, which can
+// take seconds for one (refusal_search_pg.go) and is only asked within a
+// budget. The longest word, likely the rarest, is tried first: most rows
+// then fail on one test instead of two ("refused bad_port" tried
+// "refused", in every row, first).
+func textMatch(db *gorm.DB, words []string) (string, []any) {
+	if !isPostgres(db) {
+		return likeMatch(words)
+	}
+	words = longestFirst(words)
+	conds := make([]string, len(words))
+	args := make([]any, len(words))
+	for i, w := range words {
+		conds[i] = `strpos(t.text, ?) > 0`
+		args[i] = w
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// likeMatch is textMatch as LIKE conditions: SQLite's, and the form the
+// trigram index serves.
+func likeMatch(words []string) (string, []any) {
+	words = longestFirst(words)
 	conds := make([]string, len(words))
 	args := make([]any, len(words))
 	for i, w := range words {
@@ -68,6 +87,12 @@ func textMatch(words []string) (string, []any) {
 		args[i] = "%" + escapeLike(w) + "%"
 	}
 	return strings.Join(conds, " AND "), args
+}
+
+func longestFirst(words []string) []string {
+	words = slices.Clone(words)
+	slices.SortStableFunc(words, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	return words
 }
 
 // searchFilter keeps the refusals whose text holds every word of
@@ -81,7 +106,7 @@ func (q RefusalQuery) searchFilter(db *gorm.DB) (*gorm.DB, error) {
 	if len(words) == 0 {
 		return db, nil
 	}
-	cond, args := textMatch(words)
+	cond, args := textMatch(db, words)
 	return db.Where("EXISTS (SELECT 1 FROM refusal_texts t WHERE t.id = refusals.id AND "+cond+")", args...), nil
 }
 
@@ -100,7 +125,7 @@ func (q RefusalQuery) textIDs(db *gorm.DB, low, top int64, n int) ([]int64, erro
 	if err != nil {
 		return nil, err
 	}
-	cond, args := textMatch(words)
+	cond, args := textMatch(db, words)
 	var ids []int64
 	err = db.Table("refusal_texts AS t").Where("t.id >= ? AND t.id < ?", low, top).Where(cond, args...).
 		Order("t.id DESC").Limit(n).Pluck("t.id", &ids).Error

@@ -106,7 +106,7 @@ func (q RefusalQuery) trigramIDs(db *gorm.DB, low, top int64, n int) (ids []int6
 	if err := db.Raw("SELECT to_regclass('idx_refusal_texts_trgm') IS NOT NULL").Scan(&indexed).Error; err != nil || !indexed {
 		return nil, false, err
 	}
-	cond, args := textMatch(words)
+	cond, args := likeMatch(words)
 	found, err := trigramLookup(db, cond, args, low, top)
 	if errors.Is(err, errTrigramTooSlow) || (err == nil && found == nil) {
 		q.memo.remember(words)

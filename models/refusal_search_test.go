@@ -131,7 +131,7 @@ func testSearchPagesHoldEveryMatchInOrder(t *testing.T) {
 }
 
 func checkSearchPages(t *testing.T, s *Store, all []Refusal, base time.Time) {
-	for _, search := range []string{"needle", "pin.example", "ticket", "Refused BAD_PORT", "attacker /p/", "svc-3.example.com/ticket", "no-such-text", "on needle", "/1"} {
+	for _, search := range []string{"needle", "pin.example", "ticket", "Refused BAD_PORT", "attacker /p/", "svc-3.example.com/ticket", "no-such-text", "on needle", "/1", "p%s", "o_p"} {
 		for _, q := range []RefusalQuery{
 			{Search: search},
 			{Search: search, Code: "bad_port"},
