@@ -42,8 +42,8 @@ import (
 // first part. Variables only so that tests can show the steps on a
 // small log.
 var (
-	pgScanRows    int64 = 100_000
-	pgFirstWindow int64 = 20_000
+	pgScanRows    int64 = 60_000
+	pgFirstWindow int64 = 10_000
 )
 
 // scanRows is how many rows a page of a search reads at most on db's
