@@ -24,6 +24,8 @@ import (
 // read ("search older"). A common word fills its page within the first
 // few thousand rows; a rare one takes a page per searchScanRows rows. A
 // search within a ticket reads only that ticket's rows (indexed), whole.
+// On PostgreSQL the window is smaller and a trigram index may answer a
+// page to the end of the log instead (refusal_search_pg.go).
 
 // searchScanRows is how many rows one page of a search reads at most:
 // about 40 ms of CPU on the benchmark machine (models/refusal_bench_test.go).
