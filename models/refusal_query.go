@@ -51,7 +51,8 @@ type RefusalQuery struct {
 	Ticket string
 	// Search is free text: every word of it must appear, in any case, in
 	// the URL, the redirect chain, the message or the trigger. Without a
-	// ticket, a page searches at most searchScanRows rows (refusal_search.go).
+	// ticket, a page searches at most searchScanRows rows (pgScanRows on
+	// PostgreSQL, where a trigram index may answer instead: refusal_search.go).
 	Search string
 
 	// hostIn, when not nil, replaces the Host substring by the refused
