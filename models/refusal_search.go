@@ -193,8 +193,11 @@ func pageOfWindow(db *gorm.DB, ids []int64, limit int, low, floor int64) ([]int6
 	if low <= floor {
 		return ids, 0, nil
 	}
+	// The row just below low, looked for downwards from it: a purge's
+	// deleted rows lie at the bottom of the primary key until VACUUM, and
+	// an upward look walked all of them first.
 	var older int64
-	if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusals WHERE id < ? LIMIT 1) AS o", low).Scan(&older).Error; err != nil {
+	if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusals WHERE id < ? ORDER BY id DESC LIMIT 1) AS o", low).Scan(&older).Error; err != nil {
 		return nil, 0, err
 	}
 	if older == 0 {
