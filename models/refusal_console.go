@@ -38,9 +38,10 @@ func (s *Store) ListRefusalsAfter(ctx context.Context, q RefusalQuery, afterID i
 	// A search reads at most one window of rows per page, as ListRefusals
 	// does: newer rows beyond it are another page.
 	if q.windowed() {
-		idq = idq.Where("id <= ?", afterID+searchScanRows)
+		window := scanRows(db)
+		idq = idq.Where("id <= ?", afterID+window)
 		var beyond int64
-		if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusals WHERE id > ? LIMIT 1) AS n", afterID+searchScanRows).Scan(&beyond).Error; err != nil {
+		if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusals WHERE id > ? LIMIT 1) AS n", afterID+window).Scan(&beyond).Error; err != nil {
 			return nil, false, fmt.Errorf("models: listing refusals after %d: %w", afterID, err)
 		}
 		newer = beyond > 0

@@ -92,11 +92,14 @@ func counterIDRanges(tx *gorm.DB, e engine) error {
 // without it, the half hour of a flood (54,000 rows) took 0.2 s.
 const timeCountIndex = "CREATE INDEX IF NOT EXISTS idx_refusals_time_id_count ON refusals (time, id) INCLUDE (repeat_count)"
 
-// boundIDs adds the ID range of q's time filter to q, on PostgreSQL
-// (SQLite walks its indexes in rowid order and bounds time well enough at
-// its million rows); none reports that no row is in that time.
+// boundIDs adds the ID range of q's time filter to q, on PostgreSQL,
+// and on SQLite for a windowed search (SQLite walks its indexes in rowid
+// order and bounds time well enough at its million rows, but a search's
+// windows are ranges of IDs: without the range, a search of an old day
+// read window after empty window of newer rows before reaching it);
+// none reports that no row is in that time.
 func (q RefusalQuery) boundIDs(db *gorm.DB) (RefusalQuery, bool, error) {
-	if !isPostgres(db) || (q.Since.IsZero() && q.Until.IsZero()) {
+	if (!isPostgres(db) && !q.windowed()) || (q.Since.IsZero() && q.Until.IsZero()) {
 		return q, false, nil
 	}
 	// A query that is wrong is told so, even where no row could match:

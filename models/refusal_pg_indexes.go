@@ -78,7 +78,7 @@ func refusalScaleIndexes(tx *gorm.DB, e engine) error {
 		return nil
 	})
 	if err != nil {
-		slog.Warn("the refusal log's search runs without trigram indexes: searches read up to 200,000 rows a page; "+
+		slog.Warn("the refusal log's search runs without trigram indexes: searches read up to 60,000 rows a page; "+
 			"let the database owner run CREATE EXTENSION pg_trgm and create the two indexes docs/USER-GUIDE.md names (PostgreSQL: trigram indexes)",
 			"err", errors.Unwrap(err))
 	}

@@ -51,7 +51,8 @@ type RefusalQuery struct {
 	Ticket string
 	// Search is free text: every word of it must appear, in any case, in
 	// the URL, the redirect chain, the message or the trigger. Without a
-	// ticket, a page searches at most searchScanRows rows (refusal_search.go).
+	// ticket, a page searches at most searchScanRows rows (pgScanRows on
+	// PostgreSQL, where a trigram index may answer instead: refusal_search.go).
 	Search string
 
 	// hostIn, when not nil, replaces the Host substring by the refused
@@ -63,6 +64,9 @@ type RefusalQuery struct {
 	// idLow and idHigh, when not 0, bound the IDs of rows in the time
 	// filter (refusal_id_range.go).
 	idLow, idHigh int64
+	// memo is the store's memory of searches the trigram index could not
+	// answer (refusal_search_pg.go).
+	memo *searchMemo
 }
 
 func (q RefusalQuery) pageSize() (int, error) {
@@ -168,6 +172,7 @@ func (s *Store) ListRefusals(ctx context.Context, q RefusalQuery) ([]Refusal, in
 		return nil, 0, err
 	}
 	db := s.r.WithContext(ctx)
+	q.memo = &s.searches
 	q, none, err := q.boundIDs(db)
 	if err != nil || none {
 		return nil, 0, err

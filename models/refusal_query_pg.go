@@ -175,14 +175,16 @@ func (a textArray) Value() (driver.Value, error) {
 // reads a window of rows (refusal_search.go) and, when the planner
 // expects few matches, it split the walk among workers: on a busy
 // server gathering them made the page three to four times slower (a
-// rare URL: 450 ms against 100-170 ms serially, at ten million rows). On
-// SQLite fn runs as it is.
+// rare URL: 450 ms against 100-170 ms serially, at ten million rows).
+// Nor does it compile the statements (JIT): a bitmap scan of a window is
+// costed high enough to be compiled, which took 40 ms of a 100 ms page
+// to save nothing. On SQLite fn runs as it is.
 func serialOnPostgres(db *gorm.DB, fn func(*gorm.DB) error) error {
 	if !isPostgres(db) {
 		return fn(db)
 	}
 	return db.Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec("SET LOCAL max_parallel_workers_per_gather = 0").Error; err != nil {
+		if err := tx.Exec("SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off").Error; err != nil {
 			return err
 		}
 		return fn(tx)

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,6 +24,8 @@ import (
 // read ("search older"). A common word fills its page within the first
 // few thousand rows; a rare one takes a page per searchScanRows rows. A
 // search within a ticket reads only that ticket's rows (indexed), whole.
+// On PostgreSQL the window is smaller and a trigram index may answer a
+// page to the end of the log instead (refusal_search_pg.go).
 
 // searchScanRows is how many rows one page of a search reads at most:
 // about 40 ms of CPU on the benchmark machine (models/refusal_bench_test.go).
@@ -53,8 +56,32 @@ func SearchWords(search string) ([]string, error) {
 	return words, nil
 }
 
-// textMatch is the condition that a refusal_texts row holds every word.
-func textMatch(words []string) (string, []any) {
+// textMatch is the condition that a refusal_texts row holds every word,
+// for a read of rows (a window, or the rows other filters chose). On
+// PostgreSQL it is written with strpos, which no index serves: as LIKE,
+// the planner took a rare-looking word to the trigram index, which can
+// take seconds for one (refusal_search_pg.go) and is only asked within a
+// budget. The longest word, likely the rarest, is tried first: most rows
+// then fail on one test instead of two ("refused bad_port" tried
+// "refused", in every row, first).
+func textMatch(db *gorm.DB, words []string) (string, []any) {
+	if !isPostgres(db) {
+		return likeMatch(words)
+	}
+	words = longestFirst(words)
+	conds := make([]string, len(words))
+	args := make([]any, len(words))
+	for i, w := range words {
+		conds[i] = `strpos(t.text, ?) > 0`
+		args[i] = w
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// likeMatch is textMatch as LIKE conditions: SQLite's, and the form the
+// trigram index serves.
+func likeMatch(words []string) (string, []any) {
+	words = longestFirst(words)
 	conds := make([]string, len(words))
 	args := make([]any, len(words))
 	for i, w := range words {
@@ -62,6 +89,12 @@ func textMatch(words []string) (string, []any) {
 		args[i] = "%" + escapeLike(w) + "%"
 	}
 	return strings.Join(conds, " AND "), args
+}
+
+func longestFirst(words []string) []string {
+	words = slices.Clone(words)
+	slices.SortStableFunc(words, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	return words
 }
 
 // searchFilter keeps the refusals whose text holds every word of
@@ -75,7 +108,7 @@ func (q RefusalQuery) searchFilter(db *gorm.DB) (*gorm.DB, error) {
 	if len(words) == 0 {
 		return db, nil
 	}
-	cond, args := textMatch(words)
+	cond, args := textMatch(db, words)
 	return db.Where("EXISTS (SELECT 1 FROM refusal_texts t WHERE t.id = refusals.id AND "+cond+")", args...), nil
 }
 
@@ -94,7 +127,7 @@ func (q RefusalQuery) textIDs(db *gorm.DB, low, top int64, n int) ([]int64, erro
 	if err != nil {
 		return nil, err
 	}
-	cond, args := textMatch(words)
+	cond, args := textMatch(db, words)
 	var ids []int64
 	err = db.Table("refusal_texts AS t").Where("t.id >= ? AND t.id < ?", low, top).Where(cond, args...).
 		Order("t.id DESC").Limit(n).Pluck("t.id", &ids).Error
@@ -112,32 +145,59 @@ func (q RefusalQuery) windowed() bool {
 // next page. That cursor is the last ID shown when the page is full, the
 // bottom of the window read when it is not and older rows remain, and 0
 // when the log has been searched to its end.
+//
+// A time filter's ID range (boundIDs) bounds the windows: the first
+// starts at the range's top, not at the newest row, and the search ends
+// at its bottom, where no row of that time can be.
+//
+// On PostgreSQL a trigram index may answer the search to its end instead
+// (refusal_search_pg.go).
 func (q RefusalQuery) searchIDs(db *gorm.DB, limit int) ([]int64, int64, error) {
 	top := q.BeforeID
+	if q.idHigh > 0 && (top == 0 || top > q.idHigh+1) {
+		top = q.idHigh + 1
+	}
 	if top == 0 {
 		if err := db.Raw("SELECT COALESCE(MAX(id), 0) + 1 FROM refusals").Scan(&top).Error; err != nil {
 			return nil, 0, err
 		}
 	}
-	low := max(top-searchScanRows, 0)
-	var ids []int64
-	var err error
-	if q.onlySearch() {
-		ids, err = q.textIDs(db, low, top, limit+1)
-	} else {
-		ids, err = q.selectIDs(db.Where("id >= ?", low), limit+1, "")
+	floor := q.idLow // 0 when the time has no lower bound: the log's start
+	if isPostgres(db) {
+		return q.pgSearchIDs(db, top, floor, limit)
 	}
+	low := max(top-searchScanRows, floor)
+	ids, err := q.windowIDs(db, low, top, limit+1)
 	if err != nil {
 		return nil, 0, err
 	}
+	return pageOfWindow(db, ids, limit, low, floor)
+}
+
+// windowIDs returns the newest n IDs in [low, top) that match q.
+func (q RefusalQuery) windowIDs(db *gorm.DB, low, top int64, n int) ([]int64, error) {
+	if q.onlySearch() {
+		return q.textIDs(db, low, top, n)
+	}
+	return q.selectIDs(db.Where("id >= ? AND id < ?", low, top), n, "")
+}
+
+// pageOfWindow makes a page of the matches (up to limit+1, newest first)
+// of a search that read down to low, and its cursor: the last ID shown
+// when the page is full, 0 when low is the search's floor or no older
+// row is left, low otherwise.
+func pageOfWindow(db *gorm.DB, ids []int64, limit int, low, floor int64) ([]int64, int64, error) {
 	if len(ids) > limit {
 		return ids[:limit], ids[limit-1], nil
 	}
-	if low == 0 {
+	if low <= floor {
 		return ids, 0, nil
 	}
+	// The row just below low, looked for downwards from it: a purge's
+	// deleted rows lie at the bottom of the primary key until VACUUM, and
+	// an upward look walked all of them first.
 	var older int64
-	if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusals WHERE id < ? LIMIT 1) AS o", low).Scan(&older).Error; err != nil {
+	if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusals WHERE id < ? ORDER BY id DESC LIMIT 1) AS o", low).Scan(&older).Error; err != nil {
 		return nil, 0, err
 	}
 	if older == 0 {

@@ -59,6 +59,10 @@ type Store struct {
 
 	// Statements prepared once on each pool, for the hot paths (stmts.go).
 	wStmts, rStmts stmtCache
+
+	// searches remembers the searches the trigram index could not answer
+	// (refusal_search_pg.go).
+	searches searchMemo
 }
 
 // Open opens the database target names and brings its schema to the
