@@ -78,11 +78,13 @@ func (p *Proxy) decide(ctx context.Context, pol *Policy, r *http.Request) *forwa
 //go:noinline
 func (p *Proxy) send(fc *forwardContext, w http.ResponseWriter, r *http.Request, snap *snapshot) *http.Response {
 	settings := &snap.policy.settings
+	// The inbound header, less its hop-by-hop fields, is the outbound one:
+	// the server reads no field of it once the handler runs, and a copy
+	// was a map a request that a bare forward proxy does not make.
+	dropHopByHop(r.Header)
 	out := r.WithContext(fc)
 	out.URL, out.Host, out.RequestURI = fc.d.URL, "", ""
 	out.Close, out.TransferEncoding, out.Trailer = false, nil, nil
-	out.Header = make(http.Header, len(r.Header))
-	copyEndToEnd(out.Header, r.Header)
 	if _, ok := out.Header["User-Agent"]; !ok {
 		out.Header["User-Agent"] = []string{settings.UserAgent} // say who is asking, not "Go-http-client"
 	}
