@@ -81,10 +81,11 @@ type ProxyOptions struct {
 // with an http.Server over HTTP/1.1 (tunnels take over the connection).
 // Close ends the tunnels, which an http.Server does not track.
 type Proxy struct {
-	g       *Guard
-	opts    ProxyOptions
-	tunnels tunnelSet
-	authLog authLog
+	g         *Guard
+	opts      ProxyOptions
+	tunnels   tunnelSet
+	authLog   authLog
+	watchdogs watchdogs // of the absolute-URI requests in flight
 	// refused, when set, receives every refusal the proxy makes, with the
 	// credential's user name and the request's target, and records it: the
 	// embedded proxy keeps them for its call credentials and decides which

@@ -46,6 +46,9 @@ type forwardContext struct {
 	// rec is the request's Record once it is sent, kept here rather than
 	// on the stack under the response writer's calls (see Proxy.forward).
 	rec Record
+	// watchdog bounds the request by the Timeout setting, cancelling
+	// the context under this one.
+	watchdog watchdog
 }
 
 func (c *forwardContext) Value(key any) any {
