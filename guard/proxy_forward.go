@@ -67,7 +67,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 //
 //go:noinline
 func (p *Proxy) decide(fc *forwardContext, pol *Policy, r *http.Request) {
-	fc.u = *r.URL // DecideURL normalises the host in place; the inbound request stays as it came
+	fc.u = *r.URL                                                       // DecideURL normalises the host in place; the inbound request stays as it came
 	fc.d = pol.DecideURL(fc.Context, p.g.resolver, &fc.u, r.RequestURI) // fc is a context once d is stored
 }
 
