@@ -33,7 +33,7 @@ var errProxyTimeout = errors.New("the Timeout setting passed")
 // grows again, a copy of the stack that a bare forward proxy does not
 // pay. The Record's sink is the deepest call left: a JSON log line
 // written through log/slog still takes the stack past 8 KB.
-func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+func (p *Proxy) forward(who proxyCaller, w http.ResponseWriter, r *http.Request) {
 	if r.URL.Scheme == "" || r.URL.Host == "" {
 		writeText(w, http.StatusBadRequest, "This is Outbound's egress proxy, not a web server: it takes absolute URLs (GET http://host/path) and CONNECT host:port.\n"+
 			"Fix: Set it as the client's HTTP proxy, e.g. curl -x http://USER:PASSWORD@PROXY_ADDRESS https://example.com/.\n")
@@ -41,9 +41,9 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	}
 	snap := p.g.snap.Load() // the decision and the connection pool of one policy
 	start := time.Now()
-	cctx, cancel := context.WithCancelCause(ctx)
+	cctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
-	fc := &forwardContext{Context: cctx}
+	fc := &forwardContext{Context: cctx, who: who}
 	p.watchdogs.start(&fc.watchdog, cancel, snap.policy.settings.Timeout) // proxy_watchdog.go
 	defer p.watchdogs.stop(&fc.watchdog)
 
@@ -67,8 +67,10 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 //
 //go:noinline
 func (p *Proxy) decide(fc *forwardContext, pol *Policy, r *http.Request) {
-	fc.u = *r.URL                                                       // DecideURL normalises the host in place; the inbound request stays as it came
-	fc.d = pol.DecideURL(fc.Context, p.g.resolver, &fc.u, r.RequestURI) // fc is a context once d is stored
+	// DecideURL normalises the host in place; the inbound request stays
+	// as it came.
+	fc.u = *r.URL
+	fc.d = pol.DecideURL(fc, p.g.resolver, &fc.u, r.RequestURI)
 }
 
 // send sends r, allowed as fc records, and returns the response; it
