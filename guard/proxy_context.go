@@ -67,6 +67,8 @@ type forwardContext struct {
 	// watchdog bounds the request by the Timeout setting, cancelling
 	// the context under this one.
 	watchdog watchdog
+	// flusher writes a body of unknown length (copyBody).
+	flusher streamFlusher
 }
 
 func (c *forwardContext) Value(key any) any {

@@ -159,7 +159,8 @@ func (p *Proxy) copyBody(fc *forwardContext, w http.ResponseWriter, r *http.Requ
 	out := io.Writer(w)
 	var f *streamFlusher
 	if resp.ContentLength < 0 {
-		f = &streamFlusher{w: w}
+		f = &fc.flusher // the request's own: no allocation of its own
+		f.w = w
 		if !isEventStream(resp.Header.Get("Content-Type")) {
 			f.delay = streamFlushDelay
 		}
