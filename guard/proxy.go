@@ -81,10 +81,11 @@ type ProxyOptions struct {
 // with an http.Server over HTTP/1.1 (tunnels take over the connection).
 // Close ends the tunnels, which an http.Server does not track.
 type Proxy struct {
-	g       *Guard
-	opts    ProxyOptions
-	tunnels tunnelSet
-	authLog authLog
+	g         *Guard
+	opts      ProxyOptions
+	tunnels   tunnelSet
+	authLog   authLog
+	watchdogs watchdogs // of the absolute-URI requests in flight
 	// refused, when set, receives every refusal the proxy makes, with the
 	// credential's user name and the request's target, and records it: the
 	// embedded proxy keeps them for its call credentials and decides which
@@ -113,35 +114,37 @@ func (g *Guard) NewProxy(opts ProxyOptions) (*Proxy, error) {
 // ServeHTTP authenticates the request, then tunnels a CONNECT or forwards
 // an absolute-URI request.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx := p.admit(w, r)
-	if ctx == nil {
+	who, ok := p.admit(w, r)
+	if !ok {
 		return
 	}
 	if r.Method == http.MethodConnect {
-		p.tunnel(ctx, w, r)
+		p.tunnel(&proxyContext{Context: r.Context(), who: who}, w, r)
 		return
 	}
-	p.forward(ctx, w, r)
+	p.forward(who, w, r)
 }
 
-// admit returns the context of a request whose credential, ticket and
-// screen let it go on, or answers it and returns nil. Out of line, its
-// locals take no stack under the request's deeper calls (see forward).
+// admit returns the caller and credential of a request whose credential,
+// ticket and screen let it go on, or answers it and returns false. Out of
+// line, its locals take no stack under the request's deeper calls (see
+// forward). An absolute-URI request carries them in its forwardContext,
+// so it needs no context of its own for them unless a screen runs.
 //
 //go:noinline
-func (p *Proxy) admit(w http.ResponseWriter, r *http.Request) context.Context {
+func (p *Proxy) admit(w http.ResponseWriter, r *http.Request) (proxyCaller, bool) {
 	caller, user, ok := p.authenticate(w, r)
 	if !ok {
-		return nil
+		return proxyCaller{}, false
 	}
 	if !p.takeTicket(w, r, &caller) {
-		return nil
+		return proxyCaller{}, false
 	}
-	ctx := &proxyContext{Context: r.Context(), caller: caller, user: user}
-	if p.screened != nil && p.screened(ctx, w, r, user) {
-		return nil
+	who := proxyCaller{caller: caller, user: user}
+	if p.screened != nil && p.screened(&proxyContext{Context: r.Context(), who: who}, w, r, user) {
+		return proxyCaller{}, false
 	}
-	return ctx
+	return who, true
 }
 
 // Close closes every open tunnel in both directions and waits until their

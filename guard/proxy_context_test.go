@@ -15,9 +15,10 @@ import (
 func TestProxyContextCarriesCallerAndUser(t *testing.T) {
 	type otherKey struct{}
 	base := context.WithValue(context.Background(), otherKey{}, "beneath")
-	c := &proxyContext{Context: base, caller: Caller{Tool: "proxy", Agent: "a1", Ticket: "SUP-1"}, user: "u1"}
-	if got := CallerFrom(c); got != c.caller {
-		t.Fatalf("CallerFrom = %+v, want %+v", got, c.caller)
+	who := proxyCaller{caller: Caller{Tool: "proxy", Agent: "a1", Ticket: "SUP-1"}, user: "u1"}
+	c := &proxyContext{Context: base, who: who}
+	if got := CallerFrom(c); got != who.caller {
+		t.Fatalf("CallerFrom = %+v, want %+v", got, who.caller)
 	}
 	if got, _ := c.Value(proxyUserKey{}).(string); got != "u1" {
 		t.Fatalf("user = %q", got)
@@ -33,7 +34,12 @@ func TestProxyContextCarriesCallerAndUser(t *testing.T) {
 		t.Fatalf("CallerFrom(empty) = %+v", got)
 	}
 
-	fc := &forwardContext{Context: c, u: url.URL{Scheme: "http", Host: "x.example.com"}}
+	// A forwarded request's context holds the caller itself, over the
+	// request's.
+	fc := &forwardContext{Context: base, who: who, u: url.URL{Scheme: "http", Host: "x.example.com"}}
+	if got, _ := fc.Value(proxyUserKey{}).(string); got != "u1" || fc.Value(otherKey{}) != "beneath" {
+		t.Fatalf("forwarded: user = %q, other key = %v", got, fc.Value(otherKey{}))
+	}
 	fc.d = Decision{Host: "x.example.com", Port: 80, resolved: addrs("93.184.216.34")}
 	if v := fc.Value(permitKey{}); v != nil {
 		t.Fatalf("a refused decision's context carries a permit: %v", v)
@@ -43,7 +49,7 @@ func TestProxyContextCarriesCallerAndUser(t *testing.T) {
 	if pm == nil || pm.host != "x.example.com" || pm.port != 80 || len(pm.addrs) != 1 {
 		t.Fatalf("permit = %+v", pm)
 	}
-	if CallerFrom(fc) != c.caller {
+	if CallerFrom(fc) != who.caller {
 		t.Fatal("the forwarded request's context lost the caller")
 	}
 }

@@ -20,9 +20,9 @@ var errProxyTimeout = errors.New("the Timeout setting passed")
 // passed back to the client, which brings the next hop back here.
 //
 // One watchdog enforces the Timeout setting: it bounds the decision (DNS),
-// the dial and the wait for the response headers, and is then re-armed by
+// the dial and the wait for the response headers, and is then kicked by
 // every piece of the body, so a server that goes silent for Timeout is cut
-// off while a long download that keeps moving is not.
+// off while a long download that keeps moving is not (proxy_watchdog.go).
 //
 // Deciding, sending and passing the answer back (decide, send, pass) are
 // functions of their own, each called from here, so that none's locals
@@ -33,21 +33,21 @@ var errProxyTimeout = errors.New("the Timeout setting passed")
 // grows again, a copy of the stack that a bare forward proxy does not
 // pay. The Record's sink is the deepest call left: a JSON log line
 // written through log/slog still takes the stack past 8 KB.
-func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+func (p *Proxy) forward(who proxyCaller, w http.ResponseWriter, r *http.Request) {
 	if r.URL.Scheme == "" || r.URL.Host == "" {
 		writeText(w, http.StatusBadRequest, "This is Outbound's egress proxy, not a web server: it takes absolute URLs (GET http://host/path) and CONNECT host:port.\n"+
 			"Fix: Set it as the client's HTTP proxy, e.g. curl -x http://USER:PASSWORD@PROXY_ADDRESS https://example.com/.\n")
 		return
 	}
 	snap := p.g.snap.Load() // the decision and the connection pool of one policy
-	timeout := snap.policy.settings.Timeout
 	start := time.Now()
-	cctx, cancel := context.WithCancelCause(ctx)
+	cctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
-	watchdog := time.AfterFunc(timeout, func() { cancel(errProxyTimeout) })
-	defer watchdog.Stop()
+	fc := &forwardContext{Context: cctx, who: who}
+	p.watchdogs.start(&fc.watchdog, cancel, snap.policy.settings.Timeout) // proxy_watchdog.go
+	defer p.watchdogs.stop(&fc.watchdog)
 
-	fc := p.decide(cctx, snap.policy, r)
+	p.decide(fc, snap.policy, r)
 	if !fc.d.Allowed {
 		if !abandoned(r, fc.d.Code) {
 			p.refuse(fc, w, r, fc.d.Refusal(), fc.d.Port)
@@ -58,7 +58,7 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if resp == nil {
 		return
 	}
-	p.pass(fc, w, r, resp, watchdog, timeout, start)
+	p.pass(fc, w, r, resp, start)
 }
 
 // decide decides r under pol. The decision's URL and the decision live in
@@ -66,10 +66,11 @@ func (p *Proxy) forward(ctx context.Context, w http.ResponseWriter, r *http.Requ
 // the transport dials.
 //
 //go:noinline
-func (p *Proxy) decide(ctx context.Context, pol *Policy, r *http.Request) *forwardContext {
-	fc := &forwardContext{Context: ctx, u: *r.URL} // DecideURL normalises the host in place; the inbound request stays as it came
-	fc.d = pol.DecideURL(ctx, p.g.resolver, &fc.u, r.RequestURI)
-	return fc
+func (p *Proxy) decide(fc *forwardContext, pol *Policy, r *http.Request) {
+	// DecideURL normalises the host in place; the inbound request stays
+	// as it came.
+	fc.u = *r.URL
+	fc.d = pol.DecideURL(fc, p.g.resolver, &fc.u, r.RequestURI)
 }
 
 // send sends r, allowed as fc records, and returns the response; it
@@ -78,11 +79,13 @@ func (p *Proxy) decide(ctx context.Context, pol *Policy, r *http.Request) *forwa
 //go:noinline
 func (p *Proxy) send(fc *forwardContext, w http.ResponseWriter, r *http.Request, snap *snapshot) *http.Response {
 	settings := &snap.policy.settings
+	// The inbound header, less its hop-by-hop fields, is the outbound one:
+	// the server reads no field of it once the handler runs, and a copy
+	// was a map a request that a bare forward proxy does not make.
+	dropHopByHop(r.Header)
 	out := r.WithContext(fc)
 	out.URL, out.Host, out.RequestURI = fc.d.URL, "", ""
 	out.Close, out.TransferEncoding, out.Trailer = false, nil, nil
-	out.Header = make(http.Header, len(r.Header))
-	copyEndToEnd(out.Header, r.Header)
 	if _, ok := out.Header["User-Agent"]; !ok {
 		out.Header["User-Agent"] = []string{settings.UserAgent} // say who is asking, not "Go-http-client"
 	}
@@ -103,14 +106,14 @@ func (p *Proxy) send(fc *forwardContext, w http.ResponseWriter, r *http.Request,
 // Record when its body has been passed on (or cut off), so a body that
 // stalls counts as a timeout, not also as allowed. The Record is made
 // even when copyBody aborts the handler.
-func (p *Proxy) pass(fc *forwardContext, w http.ResponseWriter, r *http.Request, resp *http.Response, watchdog *time.Timer, timeout time.Duration, start time.Time) {
+func (p *Proxy) pass(fc *forwardContext, w http.ResponseWriter, r *http.Request, resp *http.Response, start time.Time) {
 	defer resp.Body.Close()
 	d := &fc.d
 	fc.rec = Record{URL: r.RequestURI, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start), WouldRefuse: d.WouldRefuse}
 	defer p.recordSent(fc, r)
 	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
-	p.copyBody(fc, w, r, resp, watchdog, timeout, d, &fc.rec)
+	p.copyBody(fc, w, r, resp, d, &fc.rec)
 }
 
 // recordSent makes the one Record of a request that was sent: allowed,
@@ -142,7 +145,7 @@ func abandoned(r *http.Request, c Code) bool {
 // copyBuffers recycles the buffers bodies and tunnels are copied through.
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// copyBody streams the response body to the client, re-arming the
+// copyBody streams the response body to the client, kicking the
 // watchdog with every piece. A body of unknown length may be a stream
 // (progress, server-sent events) that must reach the client live, so each
 // piece is flushed: an event stream's at once, any other's within
@@ -152,11 +155,12 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return 
 // response makes, which a bare forward proxy does not pay. The delay is
 // armed only when a piece is not the body's last (most such answers come
 // in one read together with their end), so those pay no timer either.
-func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Request, resp *http.Response, watchdog *time.Timer, timeout time.Duration, d *Decision, rec *Record) {
+func (p *Proxy) copyBody(fc *forwardContext, w http.ResponseWriter, r *http.Request, resp *http.Response, d *Decision, rec *Record) {
 	out := io.Writer(w)
 	var f *streamFlusher
 	if resp.ContentLength < 0 {
-		f = &streamFlusher{w: w}
+		f = &fc.flusher // the request's own: no allocation of its own
+		f.w = w
 		if !isEventStream(resp.Header.Get("Content-Type")) {
 			f.delay = streamFlushDelay
 		}
@@ -169,7 +173,7 @@ func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Req
 	for {
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
-			watchdog.Reset(timeout)
+			fc.watchdog.kick()
 			if _, werr := out.Write(buf[:n]); werr != nil {
 				return // the client went away
 			}
@@ -178,8 +182,8 @@ func (p *Proxy) copyBody(ctx context.Context, w http.ResponseWriter, r *http.Req
 			return
 		}
 		if err != nil {
-			if context.Cause(ctx) == errProxyTimeout && r.Context().Err() == nil {
-				rec.Refusal = p.bodyStalled(d, timeout)
+			if context.Cause(fc) == errProxyTimeout && r.Context().Err() == nil {
+				rec.Refusal = p.bodyStalled(d, fc.watchdog.timeout)
 			}
 			// Cut the connection: a body ended early must not look whole.
 			panic(http.ErrAbortHandler)

@@ -21,6 +21,16 @@ func copyEndToEnd(dst, src http.Header) {
 	}
 }
 
+// dropHopByHop deletes from h the fields copyEndToEnd leaves behind.
+func dropHopByHop(h http.Header) {
+	connection := h["Connection"]
+	for k := range h {
+		if isHopByHop(k) || (len(connection) > 0 && listedIn(connection, k)) {
+			delete(h, k)
+		}
+	}
+}
+
 // isHopByHop reports whether the canonical header key k is hop-by-hop or
 // a proxy's own.
 func isHopByHop(k string) bool {

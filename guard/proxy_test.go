@@ -402,6 +402,10 @@ func TestCopyEndToEnd(t *testing.T) {
 	if fmt.Sprint(dst) != fmt.Sprint(want) {
 		t.Fatalf("copied %v, want %v", dst, want)
 	}
+	dropHopByHop(src)
+	if fmt.Sprint(src) != fmt.Sprint(want) {
+		t.Fatalf("dropping the hop-by-hop fields left %v, want %v", src, want)
+	}
 }
 
 func TestNewProxyNeedsAuthenticate(t *testing.T) {

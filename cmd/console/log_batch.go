@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"sync"
+	"time"
 )
 
 // maxBatchedLog bounds the lines waiting for the writer goroutine: past
@@ -15,11 +16,11 @@ const maxBatchedLog = 1 << 20
 // while the previous one was in progress. The decision log has a line per
 // request; written one write(2) each, they were one of the few costs the
 // guarded proxy has that a bare forward proxy has not. Under load a write
-// now carries dozens of lines; when idle a line is written at once (the
-// goroutine wakes for it), so nothing waits on a timer. Lines stay whole
-// and in order. Close writes what is pending; a process killed with -9
-// loses the lines of at most the write in progress and those queued
-// behind it.
+// carries the lines of batchedLogGap; when idle a line is written at once
+// (the goroutine wakes for it). Lines stay whole and in order. Close
+// writes what is pending; a process killed with -9 loses the lines of at
+// most the write in progress and those queued behind it (under load,
+// about batchedLogGap's).
 type batchedLog struct {
 	w io.Writer
 
@@ -61,28 +62,43 @@ func (b *batchedLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// batchedLogGap is the least time between two writes: the lines of the
+// gap go in the next write together. Without it, under load, each write
+// carried the few lines that arrived while the one before was in
+// progress (7 lines of 283 bytes a write at 4,000 proxied requests a
+// second), and each cost a wake-up of this goroutine and a write(2) of a
+// file: about 1 µs of CPU a request that a bare forward proxy does not
+// spend. A line that arrives when the log has been idle for the gap is
+// still written at once.
+const batchedLogGap = 10 * time.Millisecond
+
 func (b *batchedLog) run() {
 	defer close(b.done)
 	for range b.wake {
-		b.flush()
+		if b.flush() {
+			time.Sleep(batchedLogGap)
+		}
 	}
 }
 
-// flush writes what is pending, in one write.
-func (b *batchedLog) flush() {
+// flush writes what is pending, in one write, and reports whether there
+// was anything.
+func (b *batchedLog) flush() bool {
 	b.mu.Lock()
 	out := b.pending
 	b.pending = b.spare[:0]
 	b.space.Broadcast()
 	b.mu.Unlock()
-	if len(out) > 0 {
-		_, _ = b.w.Write(out)
+	if len(out) == 0 {
+		return false
 	}
+	_, _ = b.w.Write(out)
 	b.mu.Lock()
 	if cap(out) <= maxBatchedLog*2 {
 		b.spare = out[:0]
 	}
 	b.mu.Unlock()
+	return true
 }
 
 // Close writes every pending line and sends later writes straight to the

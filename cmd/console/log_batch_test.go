@@ -77,3 +77,44 @@ func TestBatchedLogWritesAnIdleLineAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// countingWriter counts writes and takes no time over them, so that
+// without a gap between writes every line would be one.
+type countingWriter struct {
+	mu     sync.Mutex
+	lines  int
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes++
+	w.lines += bytes.Count(p, []byte("\n"))
+	return len(p), nil
+}
+
+// Lines that arrive one by one under load go out batchedLogGap's worth a
+// write, even to a writer that is never busy.
+func TestBatchedLogWritesSteadyLinesAGapAtATime(t *testing.T) {
+	w := &countingWriter{}
+	b := newBatchedLog(w)
+	const span = 20 * batchedLogGap
+	start := time.Now()
+	n := 0
+	for time.Since(start) < span {
+		fmt.Fprintf(b, "{\"line\":%d}\n", n)
+		n++
+		time.Sleep(50 * time.Microsecond)
+	}
+	took := time.Since(start)
+	b.Close()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lines != n {
+		t.Fatalf("%d lines written, want %d", w.lines, n)
+	}
+	if most := int(took/batchedLogGap) + 2; w.writes > most {
+		t.Fatalf("%d lines over %v took %d writes; want at most %d, one a gap of %v", n, took, w.writes, most, batchedLogGap)
+	}
+}

@@ -34,6 +34,8 @@ const proxyBenchClients = 64
 // guarded ≥ 0.9 × minimal at both sizes. guarded stores every allowed
 // decision of a ticket (the decisions store, for tickets' timelines) and
 // guarded-no-decisions does not: target guarded ≥ 0.9 × guarded-no-decisions.
+// guarded-untagged sends the floor test's requests (no ticket), for
+// comparing allocs/op and profiles with minimal.
 func BenchmarkStandaloneProxy(b *testing.B) {
 	for _, size := range []int{4 << 10, 64 << 10} {
 		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) { benchProxySize(b, size) })
@@ -61,7 +63,7 @@ func benchProxySize(b *testing.B, size int) {
 	defer logFile.Close()
 	decisionLog := newBatchedLog(logFile) // as console proxy writes it
 	defer decisionLog.Close()
-	a, err := app.Open(ctx, db, app.Options{Log: jsonLog(decisionLog)})
+	a, err := app.Open(ctx, db, app.Options{Log: jsonLog(decisionLog), DecisionLog: decisionLog})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -106,6 +108,8 @@ func benchProxySize(b *testing.B, size int) {
 		decisions("0")
 		runProxyBench(b, target, through, "SUP-4521")
 	})
+	// The requests of TestProxyFloor: no ticket, so no decision row.
+	b.Run("guarded-untagged", func(b *testing.B) { runProxyBench(b, target, through, "") })
 }
 
 // minimalProxy is the baseline: an unguarded forward proxy that sends

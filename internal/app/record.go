@@ -59,7 +59,7 @@ const (
 // network failure one refusal-log row. The row writer queues and never
 // blocks the decision.
 func (a *App) record(rec guard.Record) {
-	a.logRecord(rec)
+	a.logRecord(&rec)
 	if a.metrics != nil {
 		a.metrics.Record(rec)
 	}
@@ -72,15 +72,22 @@ func (a *App) record(rec guard.Record) {
 	}
 }
 
-func (a *App) logRecord(rec guard.Record) {
+// logRecord writes rec's line, as a.writeDecisionLine or through slog.
+// rec is a pointer to the Recorder's copy: passed by value it was one
+// more copy of a Record on the request's stack at each call.
+func (a *App) logRecord(rec *guard.Record) {
 	if !a.log.Enabled(context.Background(), slog.LevelInfo) {
 		return
 	}
 	if a.decisionLog != nil {
-		a.writeDecisionLine(time.Now(), rec)
+		now := rec.Time // the guard stamps it; one reading of the clock fewer
+		if now.IsZero() {
+			now = time.Now()
+		}
+		a.writeDecisionLine(now, rec)
 		return
 	}
-	decision := decisionOf(rec)
+	decision := decisionOf(*rec)
 	// Typed attributes: this runs once per proxied request.
 	attrs := []slog.Attr{
 		slog.String(LogTool, rec.Caller.Tool), slog.String(LogIntegration, rec.Caller.Service), slog.String(LogAgent, rec.Caller.Agent),

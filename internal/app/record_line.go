@@ -3,6 +3,7 @@ package app
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -24,7 +25,7 @@ import (
 var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // writeDecisionLine writes rec's line to a.decisionLog in one Write.
-func (a *App) writeDecisionLine(now time.Time, rec guard.Record) {
+func (a *App) writeDecisionLine(now time.Time, rec *guard.Record) {
 	bp := linePool.Get().(*[]byte)
 	b := appendDecisionLine((*bp)[:0], now, rec)
 	_, _ = a.decisionLog.Write(b)
@@ -35,10 +36,10 @@ func (a *App) writeDecisionLine(now time.Time, rec guard.Record) {
 }
 
 // appendDecisionLine appends rec's line, ending in a newline, to b.
-func appendDecisionLine(b []byte, now time.Time, rec guard.Record) []byte {
-	decision := decisionOf(rec)
+func appendDecisionLine(b []byte, now time.Time, rec *guard.Record) []byte {
+	decision := decisionOf(*rec)
 	b = append(b, `{"time":"`...)
-	b = now.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+	b = appendLineTime(b, now)
 	b = append(b, `","level":"INFO","msg":`...)
 	b = appendJSONString(b, decision)
 	str := func(key, v string) {
@@ -92,6 +93,42 @@ func appendDecisionLine(b []byte, now time.Time, rec guard.Record) []byte {
 	b = append(b, `,"`+LogMS+`":`...)
 	b = strconv.AppendInt(b, rec.Elapsed.Milliseconds(), 10)
 	return append(b, '}', '\n')
+}
+
+// lineTimeLayout is slog's JSON handler's time: RFC 3339 to the
+// millisecond.
+const lineTimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// lineSecond is the text of one second of lineTimeLayout in one
+// location: the text before the milliseconds and the zone after them.
+type lineSecond struct {
+	unix       int64
+	loc        *time.Location
+	date, zone []byte
+}
+
+// lastLineSecond is the second the last line was written in. Lines come
+// many a second, and formatting the whole time took a quarter of a
+// line's cost; within the second only the milliseconds are new (a zone's
+// offset changes on a whole second, so it is the second's too).
+var lastLineSecond atomic.Pointer[lineSecond]
+
+// appendLineTime appends t as lineTimeLayout does.
+func appendLineTime(b []byte, t time.Time) []byte {
+	s := lastLineSecond.Load()
+	if s == nil || s.unix != t.Unix() || s.loc != t.Location() {
+		whole := t.Truncate(time.Second).AppendFormat(nil, lineTimeLayout) // ….000Z07:00
+		cut := len("2006-01-02T15:04:05.")
+		if i := len(whole) - len(t.Format("Z07:00")); i > cut { // years past 9999 are longer
+			cut = i - len("000")
+		}
+		s = &lineSecond{unix: t.Unix(), loc: t.Location(), date: whole[:cut], zone: whole[cut+len("000"):]}
+		lastLineSecond.Store(s)
+	}
+	b = append(b, s.date...)
+	ms := t.Nanosecond() / int(time.Millisecond)
+	b = append(b, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	return append(b, s.zone...)
 }
 
 // decisionOf is the value of LogDecision for rec.

@@ -66,8 +66,8 @@ func TestDecisionLineIsTheJSONHandlersLine(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var viaSlog bytes.Buffer
 			a := &App{log: slog.New(slog.NewJSONHandler(&viaSlog, &slog.HandlerOptions{Level: slog.LevelInfo}))}
-			a.logRecord(rec)
-			line := appendDecisionLine(nil, now, rec)
+			a.logRecord(&rec)
+			line := appendDecisionLine(nil, now, &rec)
 			if !bytes.HasSuffix(line, []byte("}\n")) || bytes.Count(line, []byte("\n")) != 1 {
 				t.Fatalf("not one line: %q", line)
 			}
@@ -94,13 +94,13 @@ func TestDecisionLogWriterGetsTheLineAndHonoursTheLevel(t *testing.T) {
 	rec := guard.Record{Caller: guard.Caller{Tool: "fetch_url", Agent: "bot"}, URL: "https://example.com/", Host: "example.com", Port: 443}
 	var direct, viaSlog bytes.Buffer
 	a := &App{log: slog.New(slog.NewJSONHandler(&viaSlog, nil)), decisionLog: &direct}
-	a.logRecord(rec)
+	a.logRecord(&rec)
 	if viaSlog.Len() != 0 || !strings.Contains(direct.String(), `"msg":"allowed"`) {
 		t.Fatalf("decision line: direct %q, via slog %q; want it direct only", direct.String(), viaSlog.String())
 	}
 	direct.Reset()
 	a.log = slog.New(slog.NewJSONHandler(&viaSlog, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	a.logRecord(rec)
+	a.logRecord(&rec)
 	if direct.Len() != 0 || viaSlog.Len() != 0 {
 		t.Fatalf("a warn-level logger got the info-level decision line: %q %q", direct.String(), viaSlog.String())
 	}
@@ -117,7 +117,7 @@ func BenchmarkDecisionLine(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				a.logRecord(rec)
+				a.logRecord(&rec)
 			}
 		})
 	}
@@ -126,3 +126,29 @@ func BenchmarkDecisionLine(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// appendLineTime writes what AppendFormat writes with slog's layout, in
+// any zone, across seconds and a change of offset, whichever time came
+// before.
+func TestLineTimeIsAppendFormats(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		ny = time.FixedZone("EST", -5*3600)
+	}
+	dst := time.Date(2026, 3, 8, 6, 59, 59, 999_000_000, time.UTC) // a second before New York's clocks go forward
+	times := []time.Time{
+		time.Date(2026, 12, 1, 19, 4, 5, 678912345, time.UTC),
+		time.Date(2026, 12, 1, 19, 4, 5, 999999999, time.UTC),
+		time.Date(2026, 12, 1, 19, 4, 6, 0, time.UTC),
+		time.Date(2026, 12, 1, 19, 4, 6, 5_000_000, time.FixedZone("IST", 5*3600+1800)),
+		dst.In(ny), dst.Add(time.Millisecond).In(ny), dst.Add(2 * time.Millisecond).In(ny),
+		time.Date(1969, 12, 31, 23, 59, 59, 10_000_000, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 123_000_000, time.UTC),
+		time.Now(), time.Now().UTC(),
+	}
+	for _, tm := range append(times, times...) {
+		if got, want := string(appendLineTime(nil, tm)), tm.Format(lineTimeLayout); got != want {
+			t.Errorf("appendLineTime(%v) = %s, want %s", tm, got, want)
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"crypto/sha256"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -19,10 +21,14 @@ const maxCachedTokens = 10_000
 
 // tokenCache maps tokens' hashes to the token they verified as, until a
 // time. Only tokens the store knew are cached: an unknown token is asked
-// about every time. The zero value is ready to use.
+// about every time. The key is the hash's bytes, not the token: the
+// process keeps no agent's secret past its request. A sync.Map, because
+// every agent request reads it and a reader takes no lock (an RWMutex's
+// read lock is a write to one word that all cores share); it is written
+// once per token per tokenCacheFor. The zero value is ready to use.
 type tokenCache struct {
-	mu sync.RWMutex
-	m  map[string]cachedToken
+	m sync.Map     // [sha256.Size]byte → *cachedToken
+	n atomic.Int64 // entries stored since the last clear
 }
 
 type cachedToken struct {
@@ -31,25 +37,23 @@ type cachedToken struct {
 	until time.Time
 }
 
-func (c *tokenCache) get(hash string, now time.Time) (cachedToken, bool) {
-	c.mu.RLock()
-	t, ok := c.m[hash]
-	c.mu.RUnlock()
-	return t, ok && now.Before(t.until)
+func (c *tokenCache) get(hash [sha256.Size]byte, now time.Time) (*cachedToken, bool) {
+	v, ok := c.m.Load(hash)
+	if !ok {
+		return nil, false
+	}
+	t := v.(*cachedToken)
+	return t, now.Before(t.until)
 }
 
-func (c *tokenCache) put(hash string, id int64, name string, now time.Time) {
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedTokens {
-		c.m = make(map[string]cachedToken)
+func (c *tokenCache) put(hash [sha256.Size]byte, id int64, name string, now time.Time) {
+	if _, replaced := c.m.Swap(hash, &cachedToken{id: id, name: name, until: now.Add(tokenCacheFor)}); !replaced && c.n.Add(1) > maxCachedTokens {
+		c.clear()
 	}
-	c.m[hash] = cachedToken{id: id, name: name, until: now.Add(tokenCacheFor)}
-	c.mu.Unlock()
 }
 
 // clear forgets every token, after a revocation.
 func (c *tokenCache) clear() {
-	c.mu.Lock()
-	c.m = nil
-	c.mu.Unlock()
+	c.m.Clear()
+	c.n.Store(0)
 }
