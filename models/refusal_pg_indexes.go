@@ -79,7 +79,7 @@ func refusalScaleIndexes(tx *gorm.DB, e engine) error {
 	})
 	if err != nil {
 		slog.Warn("the refusal log's search runs without trigram indexes: searches read up to 60,000 rows a page; "+
-			"let the database owner run CREATE EXTENSION pg_trgm and create the two indexes docs/USER-GUIDE.md names (PostgreSQL: trigram indexes)",
+			"let the database owner run CREATE EXTENSION pg_trgm and create the two indexes docs/USER-GUIDE.md names (The refusal log at ten million rows on PostgreSQL)",
 			"err", errors.Unwrap(err))
 	}
 	return nil
