@@ -30,12 +30,13 @@ type batchedLog struct {
 	closed  bool
 	space   *sync.Cond // signalled when pending is taken
 
-	wake chan struct{} // buffered(1)
-	done chan struct{}
+	wake    chan struct{} // buffered(1)
+	done    chan struct{}
+	flushed chan struct{} // closed once Close has written what was pending
 }
 
 func newBatchedLog(w io.Writer) *batchedLog {
-	b := &batchedLog{w: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	b := &batchedLog{w: w, wake: make(chan struct{}, 1), done: make(chan struct{}), flushed: make(chan struct{})}
 	b.space = sync.NewCond(&b.mu)
 	go b.run()
 	return b
@@ -50,6 +51,7 @@ func (b *batchedLog) Write(p []byte) (int, error) {
 	}
 	if b.closed {
 		b.mu.Unlock()
+		<-b.flushed // after the lines queued before Close began
 		return b.w.Write(p)
 	}
 	b.pending = append(b.pending, p...)
@@ -102,7 +104,7 @@ func (b *batchedLog) flush() bool {
 }
 
 // Close writes every pending line and sends later writes straight to the
-// underlying writer.
+// underlying writer, once those lines are written.
 func (b *batchedLog) Close() {
 	b.mu.Lock()
 	if b.closed {
@@ -115,4 +117,5 @@ func (b *batchedLog) Close() {
 	b.mu.Unlock()
 	<-b.done
 	b.flush()
+	close(b.flushed)
 }

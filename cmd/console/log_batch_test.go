@@ -118,3 +118,42 @@ func TestBatchedLogWritesSteadyLinesAGapAtATime(t *testing.T) {
 		t.Fatalf("%d lines over %v took %d writes; want at most %d, one a gap of %v", n, took, w.writes, most, batchedLogGap)
 	}
 }
+
+// A line written after Close began goes after every line queued before
+// it, even while the writer goroutine waits out batchedLogGap (found in
+// review: it went straight to the writer, ahead of them).
+func TestBatchedLogKeepsOrderAtClose(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	b := newBatchedLog(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, string(p))
+		return len(p), nil
+	}))
+	b.Write([]byte("L0\n")) // written at once; the goroutine then waits the gap
+	time.Sleep(2 * time.Millisecond)
+	b.Write([]byte("L1\n")) // queued behind the wait
+	closed := make(chan struct{})
+	go func() { b.Close(); close(closed) }()
+	for {
+		b.mu.Lock()
+		c := b.closed
+		b.mu.Unlock()
+		if c {
+			break
+		}
+		time.Sleep(10 * time.Microsecond)
+	}
+	b.Write([]byte("L2\n")) // after Close began
+	<-closed
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, "") != "L0\nL1\nL2\n" {
+		t.Fatalf("writes %q; want L0, L1, L2 in that order", got)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
