@@ -95,12 +95,16 @@ func (s *watchdogs) sweep() {
 	defer t.Stop()
 	var expired []context.CancelCauseFunc
 	for range t.C {
-		now := time.Since(watchdogEpoch)
 		s.mu.Lock()
+		now := time.Since(watchdogEpoch)
 		for w := s.live.next; w != &s.live; {
 			next := w.next
 			if p := w.progress.Load(); p != w.seen {
-				w.seen, w.deadline = p, now+w.timeout
+				// Dated by a reading taken after the piece was seen: a
+				// sweep held up before it (a busy lock, a descheduled
+				// goroutine) must not date it early and cut the request
+				// before Timeout of silence.
+				w.seen, w.deadline = p, time.Since(watchdogEpoch)+w.timeout
 			} else if now >= w.deadline {
 				s.unlink(w)
 				expired = append(expired, w.cancel)

@@ -99,3 +99,26 @@ func TestWatchdogsSweepAgainAfterIdle(t *testing.T) {
 		}
 	}
 }
+
+// A piece of body that arrives while the sweeper waits for the lock
+// (every request's start and stop take it) is dated when the sweeper
+// sees it, not by a clock reading taken before the wait: the request is
+// never cut before it has been silent for Timeout (found in review).
+func TestWatchdogDatesAPieceWhenItIsSeen(t *testing.T) {
+	var s watchdogs
+	const timeout = 400 * time.Millisecond
+	ctx, cancel := context.WithCancelCause(context.Background())
+	w := &watchdog{}
+	s.start(w, cancel, timeout)
+	defer s.stop(w)
+	time.Sleep(2 * watchdogTick) // the sweeper runs
+	s.mu.Lock()
+	time.Sleep(200 * time.Millisecond)
+	w.kick()
+	last := time.Now()
+	s.mu.Unlock()
+	<-ctx.Done()
+	if quiet := time.Since(last); quiet < timeout {
+		t.Fatalf("cut %v after the last piece of body; Timeout is %v", quiet, timeout)
+	}
+}
