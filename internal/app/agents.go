@@ -23,6 +23,7 @@ func (a *App) VerifyToken(ctx context.Context, token string) (string, error) {
 	if t, ok := a.tokens.get(sum, now); ok { // token_cache.go
 		return t.name, nil
 	}
+	gen := a.tokens.generation()
 	t, err := a.store.FindActiveToken(ctx, hex.EncodeToString(sum[:])) // tools.HashToken's text
 	if errors.Is(err, models.ErrNotFound) {
 		return "", tools.ErrBadToken
@@ -30,7 +31,7 @@ func (a *App) VerifyToken(ctx context.Context, token string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	a.tokens.put(sum, t.ID, t.Name, now)
+	a.tokens.put(sum, t.ID, t.Name, now, gen)
 	a.noteUse(t.ID, now)
 	return t.Name, nil
 }

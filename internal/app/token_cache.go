@@ -27,8 +27,9 @@ const maxCachedTokens = 10_000
 // read lock is a write to one word that all cores share); it is written
 // once per token per tokenCacheFor. The zero value is ready to use.
 type tokenCache struct {
-	m sync.Map     // [sha256.Size]byte → *cachedToken
-	n atomic.Int64 // entries stored since the last clear
+	m   sync.Map      // [sha256.Size]byte → *cachedToken
+	n   atomic.Int64  // entries stored since the last clear
+	gen atomic.Uint64 // clears so far: see put
 }
 
 type cachedToken struct {
@@ -46,14 +47,31 @@ func (c *tokenCache) get(hash [sha256.Size]byte, now time.Time) (*cachedToken, b
 	return t, now.Before(t.until)
 }
 
-func (c *tokenCache) put(hash [sha256.Size]byte, id int64, name string, now time.Time) {
-	if _, replaced := c.m.Swap(hash, &cachedToken{id: id, name: name, until: now.Add(tokenCacheFor)}); !replaced && c.n.Add(1) > maxCachedTokens {
+// generation is read before the store is asked about a token, and
+// handed to put with the answer.
+func (c *tokenCache) generation() uint64 { return c.gen.Load() }
+
+// put keeps what the store said about a token, unless the cache was
+// cleared since gen was read: a revocation that committed after the
+// store's answer was read, and cleared the cache before this put, would
+// otherwise see the token it revoked cached again, live for up to
+// tokenCacheFor in the very process that revoked it.
+func (c *tokenCache) put(hash [sha256.Size]byte, id int64, name string, now time.Time, gen uint64) {
+	t := &cachedToken{id: id, name: name, until: now.Add(tokenCacheFor)}
+	_, replaced := c.m.Swap(hash, t)
+	if c.gen.Load() != gen {
+		c.m.CompareAndDelete(hash, t)
+		return
+	}
+	if !replaced && c.n.Add(1) > maxCachedTokens {
 		c.clear()
 	}
 }
 
-// clear forgets every token, after a revocation.
+// clear forgets every token, after a revocation. The generation moves
+// first, so a put racing with it either sees the move or is cleared.
 func (c *tokenCache) clear() {
+	c.gen.Add(1)
 	c.m.Clear()
 	c.n.Store(0)
 }

@@ -164,3 +164,21 @@ func BenchmarkVerifyTokenCached(b *testing.B) {
 		}
 	})
 }
+
+// A token read as active before a revocation committed, and put after the
+// revocation cleared the cache, is not cached: the process that revoked
+// it refuses it from then on (found in review).
+func TestATokenReadBeforeARevocationIsNotCachedAfterIt(t *testing.T) {
+	var c tokenCache
+	sum, now := tokenSum("secret"), time.Now()
+	gen := c.generation() // the verify starts, and asks the store
+	c.clear()             // the revocation commits and clears the cache
+	c.put(sum, 1, "agent", now, gen)
+	if _, ok := c.get(sum, now); ok {
+		t.Fatal("the token read before its revocation was cached after it")
+	}
+	c.put(sum, 1, "agent", now, c.generation())
+	if got, ok := c.get(sum, now); !ok || got.name != "agent" {
+		t.Fatalf("a put of the current generation is not kept: %v, %v", got, ok)
+	}
+}
