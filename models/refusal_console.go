@@ -37,8 +37,7 @@ func (s *Store) ListRefusalsAfter(ctx context.Context, q RefusalQuery, afterID i
 	// direction, only forwards; one extra ID says whether more lie above.
 	// A search reads at most one window of rows per page, as ListRefusals
 	// does: newer rows beyond it are another page.
-	if q.windowed() {
-		window := scanRows(db)
+	if window := s.NewerWindow(q); window > 0 {
 		idq = idq.Where("id <= ?", afterID+window)
 		var beyond int64
 		if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusals WHERE id > ? LIMIT 1) AS n", afterID+window).Scan(&beyond).Error; err != nil {
@@ -60,6 +59,17 @@ func (s *Store) ListRefusalsAfter(ctx context.Context, q RefusalQuery, afterID i
 		return nil, false, fmt.Errorf("models: reading refusal page after %d: %w", afterID, err)
 	}
 	return rows, newer, nil
+}
+
+// NewerWindow is how many rows above its cursor a Newer page of q reads
+// at most (ListRefusalsAfter), 0 when it reads every row: a search reads
+// a window, so a Newer page may come back empty with newer rows beyond
+// it, and the page after it starts at the cursor plus the window.
+func (s *Store) NewerWindow(q RefusalQuery) int64 {
+	if !q.windowed() {
+		return 0
+	}
+	return scanRows(s.r)
 }
 
 // RefusalFacets are the distinct values the log's filter menus offer.

@@ -221,3 +221,52 @@ func TestSearchOnPostgresAsksTheTrigramIndexForRareWords(t *testing.T) {
 		}
 	})
 }
+
+// Newer pages of a search reach the newer matches from an Older page the
+// trigram index fetched from far below: each reads its window, an empty
+// one says so, and NewerWindow gives the cursor of the next (found in
+// review: the first empty window was a dead end).
+func TestNewerSearchPagesClimbFromFarBelow(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		defer func(a, n, f, m int64) { searchScanRows, pgScanRows, pgFirstWindow, trigramMaxRows = a, n, f, m }(searchScanRows, pgScanRows, pgFirstWindow, trigramMaxRows)
+		searchScanRows, pgScanRows, pgFirstWindow, trigramMaxRows = 40, 40, 10, 4
+		var rows []Refusal
+		for i := range 200 {
+			msg := "filler"
+			if i == 4 || i == 194 {
+				msg = "needle" // IDs 5 and 195
+			}
+			rows = append(rows, Refusal{URL: "https://x.example/", Message: msg})
+		}
+		if err := s.InsertRefusals(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+		q := RefusalQuery{Search: "needle", Limit: 1}
+		if w := s.NewerWindow(q); w != 40 {
+			t.Fatalf("NewerWindow = %d; want the window, 40", w)
+		}
+		if w := s.NewerWindow(RefusalQuery{Search: "needle", Ticket: "SUP-1"}); w != 0 {
+			t.Fatalf("NewerWindow within a ticket = %d; want 0 (a ticket's rows are read whole)", w)
+		}
+		after, empty := int64(5), 0
+		for {
+			got, newer, err := s.ListRefusalsAfter(ctx, q, after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) > 0 {
+				if got[0].ID != 195 || empty != 4 {
+					t.Fatalf("Newer reached row %d after %d empty windows; want row 195 after 4", got[0].ID, empty)
+				}
+				return
+			}
+			if !newer {
+				t.Fatalf("Newer from %d: no rows and no newer ones; row 195 was never reached", after)
+			}
+			empty++
+			after += s.NewerWindow(q)
+		}
+	})
+}

@@ -104,6 +104,18 @@ func (s *Server) refusalLog(c echo.Context) error {
 	if newer && len(rows) > 0 {
 		vm.NewerHref = f.href("/refusals", "after", strconv.FormatInt(rows[0].ID, 10))
 	}
+	if after != 0 && len(rows) == 0 && newer {
+		// A search's Newer page read its window and found nothing, with
+		// newer rows beyond it (an Older page can come from far below,
+		// through the search index): the way on, and the way back.
+		if w := s.d.Store.NewerWindow(q); w > 0 {
+			top := after + w
+			vm.NewerHref = f.href("/refusals", "after", strconv.FormatInt(top, 10))
+			vm.OlderHref = f.href("/refusals", "before", strconv.FormatInt(after+1, 10))
+			vm.SearchNote = "No refusals numbered " + strconv.FormatInt(after+1, 10) + " to " + strconv.FormatInt(top, 10) +
+				" match; Newer ‹ searches the ones after them."
+		}
+	}
 	if before != 0 || after != 0 {
 		vm.FirstHref = f.href("/refusals")
 	}

@@ -19,6 +19,7 @@ type Store interface {
 	// The refusal log.
 	ListRefusals(ctx context.Context, q models.RefusalQuery) ([]models.Refusal, int64, error)
 	ListRefusalsAfter(ctx context.Context, q models.RefusalQuery, afterID int64) (rows []models.Refusal, newer bool, err error)
+	NewerWindow(q models.RefusalQuery) int64
 	EachRefusal(ctx context.Context, q models.RefusalQuery, fn func(*models.Refusal) error) error
 	RefusalByID(ctx context.Context, id int64) (models.Refusal, error)
 	RefusalValues(ctx context.Context) (models.RefusalFacets, error)
