@@ -94,7 +94,7 @@ func TestProxyCommandServesAgents(t *testing.T) {
 	}
 	page := loopbackPage(t, "status page")
 	addr, stderr, stop := startProxyCommand(t, db)
-	if !strings.Contains(stderr.String(), "curl -x http://agent:$TOKEN@"+addr) {
+	if !waitForLine(t, stderr, "curl -x http://agent:$TOKEN@"+addr) {
 		t.Errorf("no curl example on stderr:\n%s", stderr)
 	}
 

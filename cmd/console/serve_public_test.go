@@ -103,3 +103,15 @@ func TestServePublicWarnsOnceAndLinksToLoopback(t *testing.T) {
 		})
 	}
 }
+
+// waitForLine waits until stderr holds want: a line written just after
+// another waits out the log's 10 ms between writes (log_batch.go).
+func waitForLine(t *testing.T, stderr *lockedBuffer, want string) bool {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), want); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}

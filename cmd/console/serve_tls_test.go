@@ -79,6 +79,7 @@ func TestServeTLS(t *testing.T) {
 			t.Errorf("cookie over TLS: %+v, want __Host- and Secure", c)
 		}
 	}
+	waitForLine(t, stderr, "/setup?token=")
 	if !regexp.MustCompile(`https://127\.0\.0\.1:\d+/setup\?token=`).MatchString(stderr.String()) {
 		t.Errorf("no https setup link: %s", stderr)
 	}
@@ -138,7 +139,7 @@ func TestServePublicURL(t *testing.T) {
 	if base != "https://console.example.com" {
 		t.Fatalf("console on %q, want the public URL", base)
 	}
-	if !strings.Contains(stderr.String(), "https://console.example.com/setup?token=") {
+	if !waitForLine(t, stderr, "https://console.example.com/setup?token=") {
 		t.Fatalf("the setup link is not on the public URL: %s", stderr)
 	}
 }
