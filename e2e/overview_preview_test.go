@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 )
@@ -140,6 +141,10 @@ func TestPreviewNeverTouchesTheSiteFromThePersonsBrowser(t *testing.T) {
 }
 
 func TestOverviewNumbersMatchTheLog(t *testing.T) {
+	// The refusals and the bar that counts them must fall in one hour: a
+	// run that began at 22:59:55 made them in the 22:00 bar and read the
+	// 23:00 one (CI, at 23:00:02).
+	clearOfHourEnd(t, 30*time.Second)
 	c, ada := adminConsole(t)
 	bot := c.createToken("helpdesk-bot")
 	mustGoto(t, ada, c.url+"/integrations")
@@ -182,4 +187,16 @@ func TestOverviewNumbersMatchTheLog(t *testing.T) {
 	mustGoto(t, sam, c.url+"/overview")
 	click(t, sam, `[data-testid="top-agents"] a`)
 	seeCount(t, sam, `[data-testid="refusal-row"]`, len(attack)+len(policy))
+}
+
+// clearOfHourEnd waits for the next hour when less than margin of this
+// one is left, so that what a test does and the hourly bar it reads fall
+// in the same hour.
+func clearOfHourEnd(t *testing.T, margin time.Duration) {
+	t.Helper()
+	now := time.Now()
+	if left := now.Truncate(time.Hour).Add(time.Hour).Sub(now); left < margin {
+		t.Logf("waiting %v for the next hour", left.Round(time.Millisecond))
+		time.Sleep(left + 100*time.Millisecond)
+	}
 }
