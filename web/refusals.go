@@ -145,18 +145,14 @@ func (s *Server) refusalCounters(c echo.Context, vm *views.RefusalLog) error {
 		return err
 	}
 	vm.TodayCount = n
-	// One more than shown: refusals of malformed URLs have no host, and
-	// that blank is no host to link to.
-	tops, err := s.topHosts.get(ctx, vm.Today, topHostsShown+1, n, now, func(ctx context.Context) ([]models.HostCount, error) {
-		return s.d.Store.TopRefusedHosts(ctx, vm.Today, topHostsShown+1)
+	// TopRefusedHosts leaves out refusals without a host (malformed URLs).
+	tops, err := s.topHosts.get(ctx, vm.Today, topHostsShown, n, now, func(ctx context.Context) ([]models.HostCount, error) {
+		return s.d.Store.TopRefusedHosts(ctx, vm.Today, topHostsShown)
 	})
 	if err != nil {
 		return err
 	}
 	for _, h := range tops {
-		if h.Host == "" || len(vm.TopHosts) == topHostsShown {
-			continue
-		}
 		link := refusalFilter{applied: map[string][]string{"host": {`"` + h.Host + `"`}, "from": {vm.Today.Format("2006-01-02T15:04")}}}
 		vm.TopHosts = append(vm.TopHosts, views.HostLink{Host: h.Host, Count: h.Count, Href: link.href("/refusals")})
 	}
