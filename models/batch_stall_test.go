@@ -1,12 +1,15 @@
 package models
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -313,4 +316,61 @@ func TestAnOrphanedSpillFileIsAdopted(t *testing.T) {
 	if info, err := os.Stat(spill + ".3"); err != nil || info.Size() != 0 {
 		t.Fatalf("the orphan after adoption: %v, %d bytes; want it emptied", err, info.Size())
 	}
+}
+
+// A queue that reaches its bound while the database still answers (it is
+// just slower than the rows arriving) spills too, and says so: every row
+// then costs the disk a write and a read back, which an operator sizing
+// the database needs to see in the log, not only as a counter. When the
+// spill file is drained that is said too.
+func TestSpillingForAFullQueueIsLogged(t *testing.T) {
+	s := openTestStore(t)
+	sink := &stalledSink{store: s, release: make(chan struct{}), entered: make(chan struct{}, 1)}
+	var logged lockedLines
+	w := newRefusalWriter(sink, RefusalWriterOptions{FlushInterval: 5 * time.Millisecond, FlushBatch: 10,
+		QueueCap: 50, StallAfter: time.Hour, SpillPath: filepath.Join(t.TempDir(), "o.db.refusals.spill"),
+		Name: "refusal log", Log: slog.New(slog.NewTextHandler(&logged, nil))})
+	w.Write(Refusal{Host: "h0"})
+	<-sink.entered // the first batch is in flight, slowly
+	const n = 200
+	for i := 1; i < n; i++ {
+		if !w.Write(Refusal{Host: fmt.Sprintf("h%d", i)}) {
+			t.Fatalf("Write %d was refused", i)
+		}
+	}
+	if st := w.Stats(); st.Spilled == 0 || st.Stalled {
+		t.Fatalf("with %d rows behind a queue of 50: %+v; want rows spilled, no stall called", n, st)
+	}
+	if got := logged.String(); !strings.Contains(got, "refusal log: the queue reached its bound; spilling rows to disk") || strings.Contains(got, "stalled") {
+		t.Fatalf("log after the queue filled:\n%s\nwant the queue's bound named as the reason, not a stall", got)
+	}
+	close(sink.release)
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(logged.String(), "the spill file is drained") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no line saying the spill file drained; stats %+v, log:\n%s", w.Stats(), logged.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	closeWriter(t, w)
+	wantHosts(t, s, n)
+}
+
+// lockedLines is an io.Writer for a logger that a writer's goroutine and
+// the test read at once.
+type lockedLines struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }

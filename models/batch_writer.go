@@ -309,11 +309,18 @@ func (w *BatchWriter[T]) startSpillLocked(now time.Time, stalled bool) {
 		}
 		w.spilled.Add(uint64(len(w.queue)))
 	}
+	queued, queuedBytes := len(w.queue), w.queueBytes
 	w.queue, w.queueBytes = nil, 0
 	w.spilling = true
-	if stalled && !w.stallLog {
+	switch {
+	case stalled && !w.stallLog:
 		w.stallLog = true
 		w.logWarn("database stalled; spilling rows to disk until it answers", "waiting", now.Sub(w.stallSince).Round(time.Millisecond).String(), "file", w.spill.path)
+	case !stalled:
+		// The database answers, just slower than rows arrive: said too,
+		// because every row now costs a write to the disk and a read
+		// back, which an operator sizing the database wants to know.
+		w.logWarn("the queue reached its bound; spilling rows to disk until the database catches up", "queued_rows", queued, "queued_bytes", queuedBytes, "file", w.spill.path)
 	}
 }
 
@@ -469,6 +476,7 @@ func (w *BatchWriter[T]) nextBatch() (rows []T, fromSpill bool, end int64, err e
 			if err := w.spill.reset(); err != nil {
 				w.logError("could not empty the drained spill file", "err", err)
 			}
+			w.logInfo("the spill file is drained; rows queue in memory again", "spilled_total", w.spilled.Load())
 		}
 		w.mu.Unlock()
 		return nil, false, 0, nil

@@ -263,17 +263,22 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 		}
 		idle = append(idle, d)
 	}
+	// A writer that falls behind by its queue's bound (or a batch that
+	// takes StallAfter) spills rows to disk, which costs every row a write
+	// and a read back: said, as the served process logged it.
+	servedLines, _ := os.ReadFile(servedLog)
+	spills := bytes.Count(servedLines, []byte("spilling rows to disk"))
 	p95, idleP95 := percentile95(pages), percentile95(idle)
 	load, _ := os.ReadFile("/proc/loadavg")
 	target := "as fast as answered"
 	if rate > 0 {
 		target = fmt.Sprintf("target %d/s", rate)
 	}
-	t.Logf("%s (%s): %d refusals from %d clients over %d hosts: answered %.0f/s during %v; committed %.0f rows/s (last row %v after the last answer); serving CPU %.1f µs/record (process %.1f + PostgreSQL %.1f, of which the log page's queries %.1f; load generator %.1f µs/request); log page p95 %v over %d loads (%v after the load); loadavg %s",
+	t.Logf("%s (%s): %d refusals from %d clients over %d hosts: answered %.0f/s during %v; committed %.0f rows/s (last row %v after the last answer); serving CPU %.1f µs/record (process %.1f + PostgreSQL %.1f, of which the log page's queries %.1f; load generator %.1f µs/request); log page p95 %v over %d loads (%v after the load); spilled to disk %d times; loadavg %s",
 		path, target, want, clients, min(int64(hosts), want), float64(want)/loadTime.Seconds(), loadTime.Round(time.Millisecond),
 		float64(want)/committed.Seconds(), (committed - loadTime).Round(time.Millisecond),
 		float64((cpu+storeUsed).Microseconds())/float64(want), float64(cpu.Microseconds())/float64(want), float64(storeUsed.Microseconds())/float64(want), float64(pageUsed.Microseconds())/float64(want),
-		float64(gen.Microseconds())/float64(want), p95.Round(100*time.Microsecond), len(pages), idleP95.Round(100*time.Microsecond), strings.Fields(string(load))[:3])
+		float64(gen.Microseconds())/float64(want), p95.Round(100*time.Microsecond), len(pages), idleP95.Round(100*time.Microsecond), spills, strings.Fields(string(load))[:3])
 }
 
 // apiRefusal sends fetch_url calls through the JSON API; each must be
