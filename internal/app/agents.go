@@ -24,7 +24,9 @@ func (a *App) VerifyToken(ctx context.Context, token string) (string, error) {
 		return t.name, nil
 	}
 	gen := a.tokens.generation()
-	t, err := a.store.FindActiveToken(ctx, hex.EncodeToString(sum[:])) // tools.HashToken's text
+	t, err := a.lookups.do(ctx, sum, gen, func() (models.AgentToken, error) {
+		return a.store.FindActiveToken(ctx, hex.EncodeToString(sum[:])) // tools.HashToken's text
+	})
 	if errors.Is(err, models.ErrNotFound) {
 		return "", tools.ErrBadToken
 	}

@@ -39,8 +39,9 @@ type App struct {
 	// would keeps the requests report-only entries would have refused;
 	// nil where nothing records (a test's bare App).
 	would   *models.WouldRefusalWriter
-	uses    *tokenUses // agents' token uses, written in the background
-	tokens  tokenCache // verified tokens, for tokenCacheFor
+	uses    *tokenUses   // agents' token uses, written in the background
+	tokens  tokenCache   // verified tokens, for tokenCacheFor
+	lookups tokenLookups // cache misses of one token share one store lookup
 	metrics guard.Recorder
 	log     *slog.Logger
 	// secrets seals integration header secrets; integrations runs them.
