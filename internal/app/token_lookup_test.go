@@ -106,7 +106,10 @@ func TestASharedTokenLookupCancelledByItsCallerIsAskedAgain(t *testing.T) {
 
 	gaveUp, give := context.WithCancel(context.Background())
 	give()
-	if _, err := l.do(gaveUp, sum, 0, func() (models.AgentToken, error) { t.Error("a caller that gave up asked the store"); return models.AgentToken{}, nil }); !errors.Is(err, context.Canceled) {
+	if _, err := l.do(gaveUp, sum, 0, func() (models.AgentToken, error) {
+		t.Error("a caller that gave up asked the store")
+		return models.AgentToken{}, nil
+	}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled waiter got %v", err)
 	}
 
