@@ -78,8 +78,9 @@ func (w *BatchWriter[T]) Close(ctx context.Context) error {
 // it, and reports what the database did not get.
 func (w *BatchWriter[T]) spillLeftovers(flushErr error) error {
 	w.mu.Lock()
-	left := append(w.head, w.queue...)
-	w.head, w.queue, w.queueBytes = nil, nil, 0
+	left := append(w.head, w.queue.all()...)
+	w.queue.reset()
+	w.head, w.queueBytes = nil, 0
 	var spillErr error
 	if len(left) > 0 {
 		if w.spill == nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Defaults for RefusalWriterOptions.
@@ -86,6 +87,65 @@ type bounded interface {
 
 const defaultRowBytes = 512
 
+// rowKind is which of the store's row kinds a BatchWriter's T is, for
+// prepareRow.
+type rowKind uint8
+
+const (
+	otherRow rowKind = iota
+	refusalRow
+	decisionRow
+	wouldRefusalRow
+)
+
+// rowKindOf is T's kind. A row that caps or stamps itself but is not a
+// kind listed here would be queued uncapped: that is a panic when its
+// writer is made, in the first test that makes one.
+func rowKindOf[T any]() rowKind {
+	switch p := any((*T)(nil)).(type) {
+	case *Refusal:
+		return refusalRow
+	case *Decision:
+		return decisionRow
+	case *WouldRefusal:
+		return wouldRefusalRow
+	case stamped, bounded:
+		panic(fmt.Sprintf("models: %T caps or stamps itself but prepareRow does not know it: add it to rowKindOf", p))
+	}
+	return otherRow
+}
+
+// prepareRow stamps, caps and sizes a row in place before it is queued
+// (see stamped and bounded), and returns its size. Why not assertions to
+// those interfaces, or a type switch on the row: in generic code either
+// passes the row's address where the compiler cannot see what is kept
+// of it, so every row Written was moved to the heap first, 432 bytes a
+// refusal on every request that logs one (BenchmarkWriteWhileBehind).
+// The kind was found once, when the writer started; the conversions
+// below are to the type T is.
+func prepareRow[T any](kind rowKind, r *T, now time.Time) int64 {
+	// Each case calls the concrete methods: a shared generic helper
+	// would be called through a dictionary again.
+	switch kind {
+	case refusalRow:
+		p := (*Refusal)(unsafe.Pointer(r))
+		p.stampNow(now)
+		p.capStrings()
+		return p.approxBytes()
+	case decisionRow:
+		p := (*Decision)(unsafe.Pointer(r))
+		p.stampNow(now)
+		p.capStrings()
+		return p.approxBytes()
+	case wouldRefusalRow:
+		p := (*WouldRefusal)(unsafe.Pointer(r))
+		p.stampNow(now)
+		p.capStrings()
+		return p.approxBytes()
+	}
+	return defaultRowBytes
+}
+
 // BatchWriter records rows (refusals, decisions) without ever making the
 // request wait for the disk: Write appends to an in-memory queue and a
 // background goroutine commits the queue in batches. Logging a refusal
@@ -102,10 +162,11 @@ const defaultRowBytes = 512
 type BatchWriter[T any] struct {
 	insert func(ctx context.Context, rows []T) error
 	opts   RefusalWriterOptions
+	kind   rowKind
 
 	mu         sync.Mutex
 	head       []T // a failed batch, retried before anything else
-	queue      []T
+	queue      rowQueue[T]
 	queueBytes int64
 	inflight   int
 	// The batch in flight, when it came from memory, and, once a stall
@@ -201,6 +262,7 @@ func NewBatchWriter[T any](insert func(context.Context, []T) error, opts Refusal
 	w := &BatchWriter[T]{
 		insert: insert,
 		opts:   opts,
+		kind:   rowKindOf[T](),
 		wake:   make(chan struct{}, 1),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
@@ -230,21 +292,14 @@ func NewBatchWriter[T any](insert func(context.Context, []T) error, opts Refusal
 // row fits neither the memory bound nor the spill file.
 func (w *BatchWriter[T]) Write(r T) bool {
 	now := time.Now().UTC()
-	if st, ok := any(&r).(stamped); ok {
-		st.stampNow(now)
-	}
-	size := int64(defaultRowBytes)
-	if b, ok := any(&r).(bounded); ok {
-		b.capStrings()
-		size = b.approxBytes()
-	}
+	size := prepareRow(w.kind, &r, now)
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		w.drop(1, "the writer is closed")
 		return false
 	}
-	over := len(w.queue) >= w.opts.QueueCap || w.queueBytes+size > w.opts.QueueBytes
+	over := w.queue.len() >= w.opts.QueueCap || w.queueBytes+size > w.opts.QueueBytes
 	stalled := w.stalledLocked(now)
 	if !w.spilling && w.spill != nil && (over || stalled) {
 		w.startSpillLocked(now, stalled)
@@ -261,10 +316,10 @@ func (w *BatchWriter[T]) Write(r T) bool {
 		w.drop(1, "the queue is full and there is no spill file")
 		return false
 	default:
-		w.queue = append(w.queue, r)
+		w.queue.push(r)
 		w.queueBytes += size
 	}
-	ready := len(w.queue) >= w.opts.FlushBatch
+	ready := w.queue.len() >= w.opts.FlushBatch
 	w.mu.Unlock()
 	if ready {
 		select {
@@ -301,16 +356,17 @@ func (w *BatchWriter[T]) startSpillLocked(now time.Time, stalled bool) {
 		}
 		w.head = nil
 	}
-	if len(w.queue) > 0 {
-		if err := spillAppend(w.spill, w.queue...); err != nil {
+	if w.queue.len() > 0 {
+		if err := spillAppend(w.spill, w.queue.all()...); err != nil {
 			w.logError("could not spill the queue; it stays in memory", "err", err)
 			w.spilling = true
 			return
 		}
-		w.spilled.Add(uint64(len(w.queue)))
+		w.spilled.Add(uint64(w.queue.len()))
 	}
-	queued, queuedBytes := len(w.queue), w.queueBytes
-	w.queue, w.queueBytes = nil, 0
+	queued, queuedBytes := w.queue.len(), w.queueBytes
+	w.queue.reset()
+	w.queueBytes = 0
 	w.spilling = true
 	switch {
 	case stalled && !w.stallLog:
@@ -360,7 +416,7 @@ func (w *BatchWriter[T]) Stats() RefusalWriterStats {
 	now := time.Now().UTC()
 	w.mu.Lock()
 	st := RefusalWriterStats{
-		Queued:      len(w.queue) + len(w.head),
+		Queued:      w.queue.len() + len(w.head),
 		QueuedBytes: w.queueBytes,
 		InFlight:    w.inflight,
 		Stalled:     w.stalledLocked(now),
@@ -441,7 +497,7 @@ func (w *BatchWriter[T]) flushWhile(ctx context.Context, more func() bool) error
 func (w *BatchWriter[T]) fullBatchWaits() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.queue) >= w.opts.FlushBatch || (w.spill != nil && w.spill.pending() > 0)
+	return w.queue.len() >= w.opts.FlushBatch || (w.spill != nil && w.spill.pending() > 0)
 }
 
 // nextBatch takes the next batch to write, and for one read from the spill
@@ -452,13 +508,8 @@ func (w *BatchWriter[T]) nextBatch() (rows []T, fromSpill bool, end int64, err e
 	switch {
 	case len(w.head) > 0:
 		rows, w.head = w.head, nil
-	case len(w.queue) > 0:
-		n := min(len(w.queue), refusalRowsPerTxLimit)
-		rows = w.queue[:n:n]
-		w.queue = w.queue[n:]
-		if len(w.queue) == 0 {
-			w.queue = nil // let the backing array go
-		}
+	case w.queue.len() > 0:
+		rows = w.queue.take() // at most refusalRowsPerTxLimit
 		w.queueBytes = max(0, w.queueBytes-w.rowsBytes(rows))
 	case w.spill != nil && w.spill.pending() > 0:
 		// Decode outside the lock: Write must never wait for it. Only
