@@ -50,7 +50,7 @@ func (s *Server) refusalLog(c echo.Context) error {
 	if err := s.refusalCounters(c, &vm); err != nil {
 		return err
 	}
-	facets, err := s.d.Store.RefusalValues(ctx)
+	facets, err := s.facets.get(ctx, vm.TodayCount, s.d.Now(), s.d.Store.RefusalValues)
 	if err != nil {
 		return err
 	}

@@ -111,6 +111,8 @@ type Server struct {
 	overview *models.OverviewCache
 	// topHosts keeps the refusal log's most refused hosts between loads.
 	topHosts topHostsCache
+	// facets keeps the refusal log's filter menus between loads.
+	facets facetsCache
 }
 
 // New builds the console: its middleware and, in this one function, every

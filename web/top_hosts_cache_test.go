@@ -113,9 +113,9 @@ func TestLoadsThatFindTheListStaleTogetherShareOneRanking(t *testing.T) {
 	block := make(chan struct{})
 	go c2.get(ctx, day, 6, 3, day, func(context.Context) ([]models.HostCount, error) { <-block; return nil, nil })
 	for {
-		c2.mu.Lock()
-		busy := c2.ranking != nil
-		c2.mu.Unlock()
+		c2.kept.mu.Lock()
+		busy := c2.kept.reading != nil
+		c2.kept.mu.Unlock()
 		if busy {
 			break
 		}
@@ -127,4 +127,49 @@ func TestLoadsThatFindTheListStaleTogetherShareOneRanking(t *testing.T) {
 		t.Errorf("a cancelled wait returned %v; want context.Canceled", err)
 	}
 	close(block)
+}
+
+// The filter menus are read again when today's count moved and the kept
+// ones are keptTTL old, and in any case once they are facetsMaxAge old:
+// a purge that removes a value's last row does not move today's count.
+func TestFacetsAreReadAgainWhenTheCountMovedOrTheyAreOld(t *testing.T) {
+	var c facetsCache
+	ctx := context.Background()
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	reads := 0
+	read := func(context.Context) (models.RefusalFacets, error) {
+		reads++
+		return models.RefusalFacets{Agents: []string{string(rune('a' + reads - 1))}}, nil
+	}
+	steps := []struct {
+		what  string
+		count int64
+		at    time.Time
+		want  string
+	}{
+		{"the first load reads", 10, t0, "a"},
+		{"a quiet log keeps them", 10, t0.Add(facetsMaxAge - time.Millisecond), "a"},
+		{"a quiet log reads again at the bound", 10, t0.Add(facetsMaxAge), "b"},
+		{"new refusals within the TTL keep them", 11, t0.Add(facetsMaxAge + keptTTL - time.Millisecond), "b"},
+		{"new refusals after the TTL read again", 11, t0.Add(facetsMaxAge + keptTTL), "c"},
+	}
+	for i, st := range steps {
+		got, err := c.get(ctx, st.count, st.at, read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Agents) != 1 || got.Agents[0] != st.want {
+			t.Errorf("step %d (%s): got %v after %d reads; want %q", i, st.what, got.Agents, reads, st.want)
+		}
+	}
+	if reads != 3 {
+		t.Errorf("%d reads; want 3", reads)
+	}
+	broken := errors.New("database down")
+	if _, err := c.get(ctx, 12, t0.Add(time.Hour), func(context.Context) (models.RefusalFacets, error) { return models.RefusalFacets{}, broken }); !errors.Is(err, broken) {
+		t.Fatalf("a failed read returned %v", err)
+	}
+	if got, _ := c.get(ctx, 12, t0.Add(time.Hour), read); len(got.Agents) != 1 || got.Agents[0] != "d" {
+		t.Fatalf("after a failed read the next load got %v; want a fresh read, the failure not kept", got.Agents)
+	}
 }
