@@ -170,12 +170,23 @@ func (s *spillFile) adopt(other *spillFile) error {
 
 // spillAppend writes rows as JSON lines in one write(2).
 func spillAppend[T any](s *spillFile, rows ...T) error {
+	return spillAppendBlocks(s, rows)
+}
+
+// spillAppendBlocks is spillAppend of the rows of blocks, in order, in one
+// write: the writer's queue spills as it is kept (rowQueue), without a
+// copy of it made first, when memory is at its bound.
+func spillAppendBlocks[T any](s *spillFile, blocks ...[]T) error {
 	s.scratch.Reset()
 	enc := json.NewEncoder(&s.scratch)
-	for i := range rows {
-		if err := enc.Encode(&rows[i]); err != nil {
-			return fmt.Errorf("models: encoding a row for spill file %q: %w", s.path, err)
+	rows := 0
+	for _, block := range blocks {
+		for i := range block {
+			if err := enc.Encode(&block[i]); err != nil {
+				return fmt.Errorf("models: encoding a row for spill file %q: %w", s.path, err)
+			}
 		}
+		rows += len(block)
 	}
 	n, err := s.f.Write(s.scratch.Bytes())
 	if err != nil {
@@ -184,7 +195,7 @@ func spillAppend[T any](s *spillFile, rows ...T) error {
 		return fmt.Errorf("models: appending to spill file %q: %w", s.path, err)
 	}
 	s.size += int64(n)
-	s.rows += int64(len(rows))
+	s.rows += int64(rows)
 	if s.scratch.Cap() > 1<<20 {
 		s.scratch = bytes.Buffer{} // do not keep a huge burst's buffer
 	}

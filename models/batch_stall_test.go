@@ -374,3 +374,38 @@ func (l *lockedLines) String() string {
 	defer l.mu.Unlock()
 	return l.buf.String()
 }
+
+// A queue that filled first and a database that then stops answering:
+// the stall is said too, and its end (found in review: once spilling
+// had begun for the full queue, a stall was never logged, nor its end).
+func TestAStallAfterTheQueueFilledIsLogged(t *testing.T) {
+	s := openTestStore(t)
+	sink := &stalledSink{store: s, release: make(chan struct{}), entered: make(chan struct{}, 1)}
+	var logged lockedLines
+	w := newRefusalWriter(sink, RefusalWriterOptions{FlushInterval: 5 * time.Millisecond, FlushBatch: 10,
+		QueueCap: 20, StallAfter: 50 * time.Millisecond, SpillPath: filepath.Join(t.TempDir(), "o.db.refusals.spill"),
+		Name: "refusal log", Log: slog.New(slog.NewTextHandler(&logged, nil))})
+	w.Write(Refusal{Host: "h0"})
+	<-sink.entered
+	for i := 1; i < 50; i++ {
+		w.Write(Refusal{Host: fmt.Sprintf("h%d", i)})
+	}
+	if got := logged.String(); !strings.Contains(got, "the queue reached its bound") || strings.Contains(got, "stalled") {
+		t.Fatalf("log once the queue filled:\n%s", got)
+	}
+	time.Sleep(60 * time.Millisecond) // the batch in flight is past StallAfter now
+	w.Write(Refusal{Host: "h50"})
+	if got := logged.String(); !strings.Contains(got, "database stalled; spilling rows to disk") {
+		t.Fatalf("no stall logged once the database stopped answering:\n%s", got)
+	}
+	close(sink.release)
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(logged.String(), "database answers again") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stall's end was not logged:\n%s", logged.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	closeWriter(t, w)
+	wantHosts(t, s, 51)
+}

@@ -303,6 +303,10 @@ func (w *BatchWriter[T]) Write(r T) bool {
 	stalled := w.stalledLocked(now)
 	if !w.spilling && w.spill != nil && (over || stalled) {
 		w.startSpillLocked(now, stalled)
+	} else if w.spilling && stalled && !w.stallLog {
+		// Spilling began because the queue was full; the database has
+		// since stopped answering too, which is said as a stall.
+		w.logStallLocked(now)
 	}
 	switch {
 	case w.spilling:
@@ -357,7 +361,7 @@ func (w *BatchWriter[T]) startSpillLocked(now time.Time, stalled bool) {
 		w.head = nil
 	}
 	if w.queue.len() > 0 {
-		if err := spillAppend(w.spill, w.queue.all()...); err != nil {
+		if err := spillAppendBlocks(w.spill, w.queue.blocks...); err != nil {
 			w.logError("could not spill the queue; it stays in memory", "err", err)
 			w.spilling = true
 			return
@@ -370,14 +374,20 @@ func (w *BatchWriter[T]) startSpillLocked(now time.Time, stalled bool) {
 	w.spilling = true
 	switch {
 	case stalled && !w.stallLog:
-		w.stallLog = true
-		w.logWarn("database stalled; spilling rows to disk until it answers", "waiting", now.Sub(w.stallSince).Round(time.Millisecond).String(), "file", w.spill.path)
+		w.logStallLocked(now)
 	case !stalled:
 		// The database answers, just slower than rows arrive: said too,
 		// because every row now costs a write to the disk and a read
 		// back, which an operator sizing the database wants to know.
 		w.logWarn("the queue reached its bound; spilling rows to disk until the database catches up", "queued_rows", queued, "queued_bytes", queuedBytes, "file", w.spill.path)
 	}
+}
+
+// logStallLocked says a stall began: once per stall; its end is said
+// when a batch commits (writeBatch).
+func (w *BatchWriter[T]) logStallLocked(now time.Time) {
+	w.stallLog = true
+	w.logWarn("database stalled; spilling rows to disk until it answers", "waiting", now.Sub(w.stallSince).Round(time.Millisecond).String(), "file", w.spill.path)
 }
 
 func (w *BatchWriter[T]) spillLocked(r T) error {

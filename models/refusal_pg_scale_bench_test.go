@@ -36,6 +36,8 @@ const scaleRuns = 100
 
 // scaleSeedVersion names the seed's shape; a schema of another version
 // (or a purged one) is seeded again.
+// (web's BenchmarkPGScalePurgePage runs on this seed and names the
+// version too: change both.)
 const scaleSeedVersion = "pg-scale-v2" // columns drawn by independent hashes
 
 // scaleShape is where the seed puts its rows.

@@ -2,9 +2,14 @@ package web
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
+
+// errReadUnfinished is what the loads waiting for a read that panicked
+// are told.
+var errReadUnfinished = errors.New("web: reading the page's summary did not finish")
 
 // countKept keeps a value the refusal log page shows between loads of
 // the page, read again from the store only when today's refusal count
@@ -26,7 +31,18 @@ type countKept[K comparable, V any] struct {
 	count   int64
 	read    time.Time
 	value   V
-	reading chan struct{} // closed when the read in progress ends; nil when none is
+	reading *keptRead // the read in progress; nil when none is
+}
+
+// keptRead is one read of the store, which the loads that found the kept
+// value stale at the same time wait for.
+type keptRead struct {
+	done chan struct{} // closed when err is set
+	err  error
+	// gaveUp says the load that read had given up (its request ended):
+	// its error is no answer for the others, who read again.
+	gaveUp  bool
+	waiters int // loads waiting for it (for tests)
 }
 
 // keptTTL is how long a kept value may lag today's count while refusals
@@ -35,39 +51,66 @@ const keptTTL = 5 * time.Second
 
 // get returns the value for key, read with read when the kept one is not
 // good for count (today's refusal count) at now. maxAge > 0 bounds how
-// old a kept value may be even when the count stands still.
+// old a kept value may be even when the count stands still. A clock that
+// went back (now before the kept value's read) makes it stale: its age is
+// unknown.
 func (c *countKept[K, V]) get(ctx context.Context, key K, count int64, now time.Time, maxAge time.Duration,
 	read func(context.Context) (V, error)) (V, error) {
+	var zero V
 	for {
 		c.mu.Lock()
 		age := now.Sub(c.read)
-		if c.have && c.key == key && (c.count == count || age < keptTTL) && (maxAge <= 0 || age < maxAge) {
+		if c.have && c.key == key && age >= 0 && (c.count == count || age < keptTTL) && (maxAge <= 0 || age < maxAge) {
 			v := c.value
 			c.mu.Unlock()
 			return v, nil
 		}
-		if wait := c.reading; wait != nil {
+		if r := c.reading; r != nil {
+			r.waiters++
 			c.mu.Unlock()
 			select {
-			case <-wait:
+			case <-r.done:
+				if r.err != nil && !r.gaveUp && ctx.Err() == nil {
+					// The store failed the read this load waited for:
+					// the same answer, not a read of its own after it.
+					return zero, r.err
+				}
 				continue // look again: the value just read may do
 			case <-ctx.Done():
-				var zero V
 				return zero, ctx.Err()
 			}
 		}
-		done := make(chan struct{})
-		c.reading = done
+		r := &keptRead{done: make(chan struct{})}
+		c.reading = r
 		c.mu.Unlock()
+		return c.readNow(ctx, r, key, count, now, read)
+	}
+}
 
-		v, err := read(ctx)
+// readNow reads the value for get and keeps it. However read ends, a
+// panic included, the waiting loads are let go: a read left in progress
+// would hold every later load of the page.
+func (c *countKept[K, V]) readNow(ctx context.Context, r *keptRead, key K, count int64, now time.Time,
+	read func(context.Context) (V, error)) (V, error) {
+	var (
+		v        V
+		err      error
+		finished bool
+	)
+	defer func() {
+		if !finished {
+			err = errReadUnfinished
+		}
 		c.mu.Lock()
 		c.reading = nil
 		if err == nil {
 			c.have, c.key, c.count, c.read, c.value = true, key, count, now, v
 		}
 		c.mu.Unlock()
-		close(done)
-		return v, err
-	}
+		r.err, r.gaveUp = err, ctx.Err() != nil
+		close(r.done)
+	}()
+	v, err = read(ctx)
+	finished = true
+	return v, err
 }

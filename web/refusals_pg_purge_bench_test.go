@@ -62,7 +62,8 @@ func BenchmarkPGScalePurgePage(b *testing.B) {
 	ctx := context.Background()
 	today := newest.UTC().Truncate(24 * time.Hour)
 	var clock sync.Mutex
-	now := today.Add(24*time.Hour - 10*time.Minute)
+	// Late on the flooded day, with an hour left: the purge takes minutes.
+	now := today.Add(23 * time.Hour)
 	tick := func() time.Time { clock.Lock(); defer clock.Unlock(); return now }
 	srv := New(Deps{
 		Store: store, Now: tick,
@@ -111,7 +112,7 @@ func BenchmarkPGScalePurgePage(b *testing.B) {
 			mu.Unlock()
 		}
 	})
-	running.Go(func() { // the flood goes on: 100 refusals every 100 ms, a second of the page's clock each
+	running.Go(func() { // the flood goes on: 100 refusals every 100 ms, the page's clock at the real pace
 		for i := 0; ; i++ {
 			select {
 			case <-stop:
@@ -119,7 +120,7 @@ func BenchmarkPGScalePurgePage(b *testing.B) {
 			case <-time.After(100 * time.Millisecond):
 			}
 			clock.Lock()
-			now = now.Add(time.Second)
+			now = now.Add(100 * time.Millisecond)
 			at := now
 			clock.Unlock()
 			rows := make([]models.Refusal, 100)
@@ -172,6 +173,10 @@ func BenchmarkPGScalePurgePage(b *testing.B) {
 		over, pages[len(pages)-1].Round(time.Millisecond), loadAverage())
 }
 
+// pgScaleSeedVersion is models' scaleSeedVersion, the seed's shape this
+// benchmark was written for (flooded last day, a base of 90 days).
+const pgScaleSeedVersion = "pg-scale-v2"
+
 // pgScaleSchema is the DSN of models' seeded scale schema for rows
 // refusals, skipping when it is not seeded (or spent by a purge).
 func pgScaleSchema(b *testing.B, dsn string, rows int64) string {
@@ -185,8 +190,8 @@ func pgScaleSchema(b *testing.B, dsn string, rows int64) string {
 	u.RawQuery = q.Encode()
 	target := u.String()
 	var version string
-	if err := pgTryQueryRow(target, "SELECT version FROM scale_seed", &version); err != nil {
-		b.Skipf("schema %s holds no unspent seed (%v): seed it with models' BenchmarkPGScale first", schema, err)
+	if err := pgTryQueryRow(target, "SELECT version FROM scale_seed", &version); err != nil || version != pgScaleSeedVersion {
+		b.Skipf("schema %s holds no unspent seed of version %s (%q, %v): seed it with models' BenchmarkPGScale first", schema, pgScaleSeedVersion, version, err)
 	}
 	return target
 }

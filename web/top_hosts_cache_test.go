@@ -173,3 +173,72 @@ func TestFacetsAreReadAgainWhenTheCountMovedOrTheyAreOld(t *testing.T) {
 		t.Fatalf("after a failed read the next load got %v; want a fresh read, the failure not kept", got.Agents)
 	}
 }
+
+// Found in review: a clock that went back made a kept value look young
+// for as long as it had gone back; a read that panicked held every later
+// load; the loads waiting on a failed read each read again in turn.
+func TestKeptValuesSurviveClocksPanicsAndFailures(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	reads := 0
+	read := func(context.Context) (int, error) { reads++; return reads, nil }
+
+	var c countKept[int, int]
+	c.get(ctx, 0, 1, t0, 0, read)
+	if v, _ := c.get(ctx, 0, 2, t0.Add(-time.Hour), 0, read); v != 2 {
+		t.Errorf("with the clock an hour back and the count moved, got read %d; want a new read", v)
+	}
+
+	var p countKept[int, int]
+	func() {
+		defer func() { _ = recover() }()
+		p.get(ctx, 0, 1, t0, 0, func(context.Context) (int, error) { panic("bug") })
+	}()
+	done := make(chan int, 1)
+	go func() { v, _ := p.get(ctx, 0, 1, t0, 0, read); done <- v }()
+	select {
+	case v := <-done:
+		if v != 3 {
+			t.Errorf("after a panicking read got %d; want a fresh read", v)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a load after a panicking read waited for it for ever")
+	}
+
+	var f countKept[int, int]
+	broken := errors.New("database down")
+	release := make(chan struct{})
+	var failing atomic.Int32
+	failed := func(context.Context) (int, error) { failing.Add(1); <-release; return 0, broken }
+	var wg sync.WaitGroup
+	errs := make([]error, 6)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = f.get(ctx, 0, 1, t0, 0, failed) })
+	}
+	waitUntil(t, func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.reading != nil && f.reading.waiters == len(errs)-1
+	})
+	close(release)
+	wg.Wait()
+	for i, err := range errs {
+		if !errors.Is(err, broken) {
+			t.Errorf("load %d: %v; want the failed read's error", i, err)
+		}
+	}
+	if n := failing.Load(); n != 1 {
+		t.Errorf("6 loads during a failing read read %d times; want once", n)
+	}
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -29,23 +29,29 @@ type tokenLookup struct {
 	done chan struct{} // closed when tok and err are set
 	tok  models.AgentToken
 	err  error
+	// gaveUp says the caller that asked had given up (its context
+	// ended) when the answer came: whatever the error says, it is no
+	// answer for the others, who ask again.
+	gaveUp  bool
+	waiters int // callers waiting for this answer (for tests)
 }
 
 // do returns find's answer for hash, asking find only when no lookup of
 // hash under generation gen is under way, and otherwise waiting for that
-// one's answer. A shared lookup that ended with its own caller's context
-// is not taken as the answer: this caller asks again.
+// one's answer. A shared lookup whose caller had given up by its end is not
+// taken as the answer: this caller asks again.
 func (l *tokenLookups) do(ctx context.Context, hash [sha256.Size]byte, gen uint64, find func() (models.AgentToken, error)) (models.AgentToken, error) {
 	for {
 		l.mu.Lock()
 		if f := l.flying[hash]; f != nil && f.gen == gen {
+			f.waiters++
 			l.mu.Unlock()
 			select {
 			case <-f.done:
 			case <-ctx.Done():
 				return models.AgentToken{}, ctx.Err()
 			}
-			if f.err != nil && (errors.Is(f.err, context.Canceled) || errors.Is(f.err, context.DeadlineExceeded)) && ctx.Err() == nil {
+			if f.gaveUp && ctx.Err() == nil {
 				continue // the caller that asked gave up, not the store
 			}
 			return f.tok, f.err
@@ -56,14 +62,28 @@ func (l *tokenLookups) do(ctx context.Context, hash [sha256.Size]byte, gen uint6
 		}
 		l.flying[hash] = f
 		l.mu.Unlock()
+		return l.ask(ctx, hash, f, find)
+	}
+}
 
-		f.tok, f.err = find()
+// ask runs find for f and hands its answer to f's waiters. However find
+// ends, a panic included, the lookup is settled and taken off the map:
+// one left behind would hold every later verification of the token
+// until its request gave up.
+func (l *tokenLookups) ask(ctx context.Context, hash [sha256.Size]byte, f *tokenLookup, find func() (models.AgentToken, error)) (models.AgentToken, error) {
+	f.err = errLookupUnfinished
+	defer func() {
+		f.gaveUp = ctx.Err() != nil
 		l.mu.Lock()
 		if l.flying[hash] == f {
 			delete(l.flying, hash)
 		}
 		l.mu.Unlock()
 		close(f.done)
-		return f.tok, f.err
-	}
+	}()
+	f.tok, f.err = find()
+	return f.tok, f.err
 }
+
+// errLookupUnfinished is the answer of a lookup that panicked.
+var errLookupUnfinished = errors.New("app: the token lookup did not finish")

@@ -38,8 +38,14 @@ func TestTokenCacheMissesOfOneTokenShareOneLookup(t *testing.T) {
 		})
 	}
 	started.Wait()
-	waitFor(t, func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.flying) == 1 })
-	time.Sleep(20 * time.Millisecond) // let the callers reach the lookup under way
+	waitFor(t, func() bool { // one asks, the others wait for it
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for _, f := range l.flying {
+			return f.waiters == callers-1
+		}
+		return false
+	})
 	close(release)
 	done.Wait()
 	if n := asked.Load(); n != 1 {
@@ -73,9 +79,20 @@ func TestATokenLookupFromBeforeARevocationIsNotShared(t *testing.T) {
 		}
 	})
 	waitFor(t, func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.flying) == 1 })
-	_, err := l.do(context.Background(), sum, 1, func() (models.AgentToken, error) {
-		return models.AgentToken{}, models.ErrNotFound // the revocation is committed
-	})
+	answered := make(chan error, 1)
+	go func() {
+		_, err := l.do(context.Background(), sum, 1, func() (models.AgentToken, error) {
+			return models.AgentToken{}, models.ErrNotFound // the revocation is committed
+		})
+		answered <- err
+	}()
+	var err error
+	select {
+	case err = <-answered:
+	case <-time.After(5 * time.Second):
+		close(release)
+		t.Fatal("a verification after the revocation waited for the lookup from before it")
+	}
 	if !errors.Is(err, models.ErrNotFound) {
 		t.Fatalf("a verification after the revocation got %v, want the store's own answer (not found)", err)
 	}
@@ -124,7 +141,12 @@ func TestASharedTokenLookupCancelledByItsCallerIsAskedAgain(t *testing.T) {
 		}
 		got <- err
 	}()
-	time.Sleep(20 * time.Millisecond) // the waiter joins the leader's lookup
+	waitFor(t, func() bool { // the waiter joined the leader's lookup
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		f := l.flying[sum]
+		return f != nil && f.waiters == 1
+	})
 	cancelLeader()
 	leader.Wait()
 	if err := <-got; err != nil {
@@ -143,5 +165,26 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("timed out")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// A lookup that panics is settled all the same: the next verification
+// of the token asks the store rather than wait for it for ever.
+func TestAPanickingTokenLookupLeavesNothingBehind(t *testing.T) {
+	var l tokenLookups
+	sum := tokenSum("obt_secret")
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the lookup's panic was swallowed")
+			}
+		}()
+		_, _ = l.do(context.Background(), sum, 0, func() (models.AgentToken, error) { panic("driver bug") })
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	tok, err := l.do(ctx, sum, 0, func() (models.AgentToken, error) { return models.AgentToken{Name: "bot"}, nil })
+	if err != nil || tok.Name != "bot" {
+		t.Fatalf("after a panicking lookup: %v, %v; want the store asked again", tok, err)
 	}
 }
