@@ -74,6 +74,12 @@ start() {
 		start >/dev/null || { cat "$dir/postgres.log" >&2; fail "the test cluster did not start (log above)"; }
 	as_owner "$bin/createdb" -h "$dir" -U postgres outbound_test ||
 		fail "cannot create the database outbound_test"
+	# pg_trgm in public, before any test: an extension lives in the schema
+	# it was first created in, and a test's schema is dropped when the test
+	# ends, taking the extension and every other schema's trigram indexes
+	# with it (internal/pgtest does the same for a cluster of your own).
+	as_owner "$bin/psql" -h "$dir" -U postgres -d outbound_test -qc "CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public" >&2 ||
+		fail "cannot create the extension pg_trgm (Debian's postgresql package ships it)"
 	# The socket directory goes in the host parameter.
 	printf 'postgres://postgres@/outbound_test?host=%s&sslmode=disable\n' "$dir"
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,6 +52,10 @@ func DSN(t testing.TB) string {
 func Schema(t testing.TB) string {
 	t.Helper()
 	dsn := DSN(t)
+	sharedExtensions.Do(func() { sharedExtensionsErr = keepExtensionsShared(dsn) })
+	if sharedExtensionsErr != nil {
+		t.Fatalf("putting pg_trgm in schema public of %s: %v", DSNEnv, sharedExtensionsErr)
+	}
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
@@ -66,6 +71,36 @@ func Schema(t testing.TB) string {
 	q.Set("search_path", name)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// An extension lives in one schema of the database, the one it was first
+// created in: without this, the first test to run the migrations put
+// pg_trgm in its own schema, and when that test ended, dropping its schema
+// dropped the extension and, with it, the trigram indexes of every other
+// test's schema, live tests included, which then searched without them.
+// So the extension is kept in public, where no test drops it (moved there
+// if an earlier run left it in a test's schema).
+var (
+	sharedExtensions    sync.Once
+	sharedExtensionsErr error
+)
+
+func keepExtensionsShared(dsn string) error {
+	const stmt = `DO $$ BEGIN
+		CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
+		IF (SELECT extnamespace FROM pg_extension WHERE extname = 'pg_trgm') <> 'public'::regnamespace THEN
+			ALTER EXTENSION pg_trgm SET SCHEMA public;
+		END IF;
+	EXCEPTION WHEN unique_violation THEN NULL; -- another test process created it just now
+	END $$`
+	var err error
+	for range 3 {
+		if err = tryExec(dsn, stmt); err == nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return err
 }
 
 // dropSchema drops a test's schema, trying again when PostgreSQL picks the
