@@ -42,7 +42,7 @@ type keptRead struct {
 	// gaveUp says the load that read had given up (its request ended):
 	// its error is no answer for the others, who read again.
 	gaveUp  bool
-	waiters int // loads waiting for it (for tests)
+	waiters int // loads waiting for it, less those who gave up (for tests)
 }
 
 // keptTTL is how long a kept value may lag today's count while refusals
@@ -77,6 +77,9 @@ func (c *countKept[K, V]) get(ctx context.Context, key K, count int64, now time.
 				}
 				continue // look again: the value just read may do
 			case <-ctx.Done():
+				c.mu.Lock()
+				r.waiters--
+				c.mu.Unlock()
 				return zero, ctx.Err()
 			}
 		}

@@ -33,7 +33,7 @@ type tokenLookup struct {
 	// ended) when the answer came: whatever the error says, it is no
 	// answer for the others, who ask again.
 	gaveUp  bool
-	waiters int // callers waiting for this answer (for tests)
+	waiters int // callers waiting for this answer, less those who gave up (for tests)
 }
 
 // do returns find's answer for hash, asking find only when no lookup of
@@ -49,6 +49,9 @@ func (l *tokenLookups) do(ctx context.Context, hash [sha256.Size]byte, gen uint6
 			select {
 			case <-f.done:
 			case <-ctx.Done():
+				l.mu.Lock()
+				f.waiters--
+				l.mu.Unlock()
 				return models.AgentToken{}, ctx.Err()
 			}
 			if f.gaveUp && ctx.Err() == nil {
