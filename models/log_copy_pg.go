@@ -52,7 +52,7 @@ func (s *Store) pgWrite(ctx context.Context, fn func(tx pgx.Tx) error) error {
 		// After a failure: a rollback that cannot run (the context ended)
 		// closes the connection, which database/sql then discards.
 		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", writeLockKey); err != nil {
+		if _, err := tx.Exec(ctx, takeWriteLock, writeLockKey); err != nil {
 			return fmt.Errorf("waiting for the database's write lock: %w", err)
 		}
 		if err := fn(tx); err != nil {
