@@ -27,7 +27,7 @@ import (
 // rolls back the rows before it and the counters, and the writer retries
 // the whole batch.
 
-// pgWrite runs fn in a transaction holding the write lock (writeLockKey),
+// pgWrite runs fn in a transaction holding the write lock (takeWriteLock),
 // on the pgx connection under one of the pool's connections: COPY is
 // pgx's own protocol, which database/sql does not carry.
 func (s *Store) pgWrite(ctx context.Context, fn func(tx pgx.Tx) error) error {
@@ -53,7 +53,7 @@ func (s *Store) pgWrite(ctx context.Context, fn func(tx pgx.Tx) error) error {
 		// closes the connection, which database/sql then discards.
 		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 		if _, err := tx.Exec(ctx, takeWriteLock, writeLockKey); err != nil {
-			return fmt.Errorf("waiting for the database's write lock: %w", err)
+			return fmt.Errorf("waiting for the write lock: %w", err)
 		}
 		if err := fn(tx); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 )
 
@@ -35,6 +36,24 @@ import (
 // scaleIndexColumns are the refusal columns the log filters on by value.
 var scaleIndexColumns = []string{"code", "reason", "tool", "agent", "kind", "status", "ticket", "integration", "host", "time"}
 
+// createTrigramExtension creates pg_trgm unless the database has it. The
+// extension is the whole database's, and each schema's write lock is its
+// own (takeWriteLock): two deployments in two schemas migrating at once
+// both find it missing, and the second's CREATE fails on the first's
+// row (unique_violation) once that commits. The extension is there then,
+// which is all this needs; without this the second went on without its
+// trigram indexes for good.
+func createTrigramExtension(tx *gorm.DB) error {
+	err := tx.Transaction(func(tx *gorm.DB) error {
+		return tx.Exec("CREATE EXTENSION IF NOT EXISTS pg_trgm").Error
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return nil
+	}
+	return err
+}
+
 // refusalScaleIndexes is migration 12. On SQLite it does nothing: the
 // rowid already gives SQLite's indexes that order. On an existing large
 // log it builds each index in one pass (about a minute per index at ten
@@ -58,7 +77,7 @@ func refusalScaleIndexes(tx *gorm.DB, e engine) error {
 	}
 	// A savepoint: without pg_trgm the rest of the migration still commits.
 	err := tx.Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec("CREATE EXTENSION IF NOT EXISTS pg_trgm").Error; err != nil {
+		if err := createTrigramExtension(tx); err != nil {
 			return err
 		}
 		// The extension lives in the schema it was first created in,

@@ -117,7 +117,10 @@ func testHostSweepWaitsForABatchNamingTheHost(t *testing.T) {
 		case <-time.After(5 * time.Millisecond):
 			if s.engine == enginePostgres {
 				var n int64
-				if err := s.r.Raw("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()").Scan(&n).Error; err != nil {
+				// Waiting for this schema's lock, not another test's.
+				if err := s.r.Raw("SELECT COUNT(*) FROM pg_locks l, (SELECT "+schemaWriteLockKey+" AS k) key WHERE l.locktype = 'advisory' AND NOT l.granted"+
+					" AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"+
+					" AND l.classid::bigint = (key.k >> 32) & 4294967295 AND l.objid::bigint = key.k & 4294967295", writeLockKey).Scan(&n).Error; err != nil {
 					t.Fatal(err)
 				}
 				swept = n > 0

@@ -142,7 +142,13 @@ const writeLockKey int64 = 0x6f7574626f756e64 // "outbound"
 // plain key, so stop those before starting this one (docs/USER-GUIDE.md,
 // upgrading). COALESCE: with no schema on the search path the key would
 // be NULL, and pg_advisory_xact_lock(NULL) takes no lock at all.
-const takeWriteLock = "SELECT pg_advisory_xact_lock($1::bigint # CASE WHEN COALESCE(current_schema(), 'public') = 'public' THEN 0 ELSE hashtextextended(current_schema(), 0) END)"
+const takeWriteLock = "SELECT pg_advisory_xact_lock" + schemaWriteLockKey
+
+// schemaWriteLockKey is the key takeWriteLock takes, given writeLockKey
+// as $1. The schema is current_schema(): the first schema of the search
+// path that exists, which without a search_path in the URL is the role's
+// own schema when it has one ("$user"), else public.
+const schemaWriteLockKey = "($1::bigint # CASE WHEN COALESCE(current_schema(), 'public') = 'public' THEN 0 ELSE hashtextextended(current_schema(), 0) END)"
 
 // lockingPool is the PostgreSQL connection pool with one change: every
 // transaction begins by taking writeLockKey (released at commit or
@@ -150,7 +156,8 @@ const takeWriteLock = "SELECT pg_advisory_xact_lock($1::bigint # CASE WHEN COALE
 // need no lock.
 type lockingPool struct{ *sql.DB }
 
-// BeginTx begins a transaction holding the write lock.
+// BeginTx begins a transaction holding the schema's write lock
+// (takeWriteLock).
 func (p *lockingPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error) {
 	tx, err := p.DB.BeginTx(ctx, opts)
 	if err != nil {
@@ -161,7 +168,7 @@ func (p *lockingPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx
 	}
 	if _, err := tx.ExecContext(ctx, takeWriteLock, writeLockKey); err != nil {
 		_ = tx.Rollback()
-		return nil, fmt.Errorf("models: waiting for the database's write lock: %w", err)
+		return nil, fmt.Errorf("models: waiting for the write lock: %w", err)
 	}
 	return tx, nil
 }

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"net/url"
 	"testing"
 	"time"
 
@@ -26,8 +27,29 @@ func TestTheWriteLockIsTheSchemas(t *testing.T) {
 		t.Cleanup(func() { s.Close() })
 		stores[name] = s
 	}
-	// Another replica of the busy schema holds its write lock.
 	ctx := context.Background()
+	// In schema public the key is the one every release took, so a
+	// replica of an older release there still excludes this one.
+	u, err := url.Parse(pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", "public")
+	u.RawQuery = q.Encode()
+	inPublic, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inPublic.Close(ctx)
+	var public int64
+	if err := inPublic.QueryRow(ctx, "SELECT "+schemaWriteLockKey, writeLockKey).Scan(&public); err != nil {
+		t.Fatal(err)
+	}
+	if public != writeLockKey {
+		t.Fatalf("schema public's write lock key is %#x, want %#x, the key of every earlier release", public, writeLockKey)
+	}
+	// Another replica of the busy schema holds its write lock.
 	holder, err := pgx.Connect(ctx, busy)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +77,7 @@ func TestTheWriteLockIsTheSchemas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(15 * time.Second): // the lock is held for as long as this waits
 		t.Fatal("a write in another schema waited for this schema's write lock")
 	}
 	blocked := write(stores["busy"], "busy.example.com")
