@@ -80,7 +80,7 @@ func (w *BatchWriter[T]) spillLeftovers(flushErr error) error {
 	w.mu.Lock()
 	left := append(w.head, w.queue.all()...)
 	w.queue.reset()
-	w.head, w.queueBytes = nil, 0
+	w.head = nil
 	var spillErr error
 	if len(left) > 0 {
 		if w.spill == nil {

@@ -16,6 +16,9 @@ func TestRowQueueKeepsOrderInBlocks(t *testing.T) {
 		if len(rows) > queueBlockRows {
 			t.Fatalf("a block of %d rows, over %d", len(rows), queueBlockRows)
 		}
+		if q.bytes != int64(q.len()) { // every row pushed as 1 byte
+			t.Fatalf("the queue counts %d bytes for %d rows of 1 byte", q.bytes, q.len())
+		}
 		for _, r := range rows {
 			if r != want {
 				t.Fatalf("row %d came back as %d", want, r)
@@ -26,7 +29,7 @@ func TestRowQueueKeepsOrderInBlocks(t *testing.T) {
 	}
 	for _, n := range []int{1, 3, queueBlockRows - 1, queueBlockRows, queueBlockRows + 1, 3*queueBlockRows + 17} {
 		for range n {
-			q.push(next)
+			q.push(next, 1)
 			next++
 		}
 		if q.len() != n {
@@ -42,13 +45,13 @@ func TestRowQueueKeepsOrderInBlocks(t *testing.T) {
 		if q.len() > 0 {
 			// The caller owns the block: appending to it must not
 			// change the rows still queued.
-			head := q.blocks[0][0]
+			head := q.blocks[0].rows[0]
 			_ = append(first, -1)
-			if q.blocks[0][0] != head {
+			if q.blocks[0].rows[0] != head {
 				t.Fatal("appending to a taken block changed the queue")
 			}
 		}
-		q.push(next)
+		q.push(next, 1)
 		next++
 		for q.len() > 0 {
 			take()
@@ -57,7 +60,7 @@ func TestRowQueueKeepsOrderInBlocks(t *testing.T) {
 			t.Fatal("an empty queue gave a block")
 		}
 	}
-	q.push(next)
+	q.push(next, 1)
 	if all := q.all(); len(all) != 1 || all[0] != next {
 		t.Fatalf("all() = %v", all)
 	}

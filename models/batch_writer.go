@@ -164,11 +164,10 @@ type BatchWriter[T any] struct {
 	opts   RefusalWriterOptions
 	kind   rowKind
 
-	mu         sync.Mutex
-	head       []T // a failed batch, retried before anything else
-	queue      rowQueue[T]
-	queueBytes int64
-	inflight   int
+	mu       sync.Mutex
+	head     []T         // a failed batch, retried before anything else
+	queue    rowQueue[T] // and its estimated bytes
+	inflight int
 	// The batch in flight, when it came from memory, and, once a stall
 	// moved it to the spill file too, the offset after its lines there: a
 	// commit then skips them, and a failure leaves them to the spill.
@@ -299,7 +298,7 @@ func (w *BatchWriter[T]) Write(r T) bool {
 		w.drop(1, "the writer is closed")
 		return false
 	}
-	over := w.queue.len() >= w.opts.QueueCap || w.queueBytes+size > w.opts.QueueBytes
+	over := w.queue.len() >= w.opts.QueueCap || w.queue.bytes+size > w.opts.QueueBytes
 	stalled := w.stalledLocked(now)
 	if !w.spilling && w.spill != nil && (over || stalled) {
 		w.startSpillLocked(now, stalled)
@@ -320,8 +319,7 @@ func (w *BatchWriter[T]) Write(r T) bool {
 		w.drop(1, "the queue is full and there is no spill file")
 		return false
 	default:
-		w.queue.push(r)
-		w.queueBytes += size
+		w.queue.push(r, size)
 	}
 	ready := w.queue.len() >= w.opts.FlushBatch
 	w.mu.Unlock()
@@ -361,16 +359,15 @@ func (w *BatchWriter[T]) startSpillLocked(now time.Time, stalled bool) {
 		w.head = nil
 	}
 	if w.queue.len() > 0 {
-		if err := spillAppendBlocks(w.spill, w.queue.blocks...); err != nil {
+		if err := spillAppendBlocks(w.spill, w.queue.rowBlocks()...); err != nil {
 			w.logError("could not spill the queue; it stays in memory", "err", err)
 			w.spilling = true
 			return
 		}
 		w.spilled.Add(uint64(w.queue.len()))
 	}
-	queued, queuedBytes := w.queue.len(), w.queueBytes
+	queued, queuedBytes := w.queue.len(), w.queue.bytes
 	w.queue.reset()
-	w.queueBytes = 0
 	w.spilling = true
 	switch {
 	case stalled && !w.stallLog:
@@ -427,7 +424,7 @@ func (w *BatchWriter[T]) Stats() RefusalWriterStats {
 	w.mu.Lock()
 	st := RefusalWriterStats{
 		Queued:      w.queue.len() + len(w.head),
-		QueuedBytes: w.queueBytes,
+		QueuedBytes: w.queue.bytes,
 		InFlight:    w.inflight,
 		Stalled:     w.stalledLocked(now),
 		StallTotal:  w.stallTotal,
@@ -520,7 +517,6 @@ func (w *BatchWriter[T]) nextBatch() (rows []T, fromSpill bool, end int64, err e
 		rows, w.head = w.head, nil
 	case w.queue.len() > 0:
 		rows = w.queue.take() // at most refusalRowsPerTxLimit
-		w.queueBytes = max(0, w.queueBytes-w.rowsBytes(rows))
 	case w.spill != nil && w.spill.pending() > 0:
 		// Decode outside the lock: Write must never wait for it. Only
 		// this goroutine moves readOff, and appends only move size.
@@ -551,19 +547,6 @@ func (w *BatchWriter[T]) nextBatch() (rows []T, fromSpill bool, end int64, err e
 		w.stallSince = time.Now().UTC()
 	}
 	return rows, fromSpill, end, nil
-}
-
-// rowsBytes is the estimated size of rows, as Write counted it.
-func (w *BatchWriter[T]) rowsBytes(rows []T) int64 {
-	var n int64
-	for i := range rows {
-		if b, ok := any(&rows[i]).(bounded); ok {
-			n += b.approxBytes()
-		} else {
-			n += defaultRowBytes
-		}
-	}
-	return n
 }
 
 // writeBatch inserts one batch and settles it: counted as written, or
