@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -70,7 +69,7 @@ func openScaleStore(b *testing.B) (*Store, scaleShape, string) {
 	dsn := pgtest.DSN(b)
 	sh := newScaleShape(n)
 	schema := fmt.Sprintf("scale_%d", n)
-	target := withSearchPath(b, dsn, schema)
+	target := pgtest.WithSearchPath(b, dsn, schema)
 	if !scaleSeeded(b, dsn, schema) {
 		pgtest.Exec(b, dsn, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
 		pgtest.Exec(b, dsn, "CREATE SCHEMA "+schema)
@@ -88,17 +87,6 @@ func openScaleStore(b *testing.B) (*Store, scaleShape, string) {
 	b.Logf("open (start-up: migrations at version %d, counters present) took %v", LatestSchemaVersion(), time.Since(start).Round(time.Millisecond))
 	b.Cleanup(func() { s.Close() })
 	return s, sh, target
-}
-
-func withSearchPath(b *testing.B, dsn, schema string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 // scaleSeeded reports whether schema holds a complete, unpurged seed.

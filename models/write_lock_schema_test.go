@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"net/url"
 	"testing"
 	"time"
 
@@ -30,14 +29,7 @@ func TestTheWriteLockIsTheSchemas(t *testing.T) {
 	ctx := context.Background()
 	// In schema public the key is the one every release took, so a
 	// replica of an older release there still excludes this one.
-	u, err := url.Parse(pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", "public")
-	u.RawQuery = q.Encode()
-	inPublic, err := pgx.Connect(ctx, u.String())
+	inPublic, err := pgx.Connect(ctx, pgtest.WithSearchPath(t, pgtest.DSN(t), "public"))
 	if err != nil {
 		t.Fatal(err)
 	}

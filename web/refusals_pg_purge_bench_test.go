@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"slices"
 	"sort"
@@ -181,14 +180,7 @@ const pgScaleSeedVersion = "pg-scale-v2"
 // refusals, skipping when it is not seeded (or spent by a purge).
 func pgScaleSchema(b *testing.B, dsn string, rows int64) string {
 	schema := fmt.Sprintf("scale_%d", rows)
-	u, err := url.Parse(dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	target := u.String()
+	target := pgtest.WithSearchPath(b, dsn, schema)
 	var version string
 	if err := pgTryQueryRow(target, "SELECT version FROM scale_seed", &version); err != nil || version != pgScaleSeedVersion {
 		b.Skipf("schema %s holds no unspent seed of version %s (%q, %v): seed it with models' BenchmarkPGScale first", schema, pgScaleSeedVersion, version, err)

@@ -63,12 +63,19 @@ func Schema(t testing.TB) string {
 	name := "t_" + hex.EncodeToString(b[:])
 	exec(t, dsn, "CREATE SCHEMA "+name)
 	t.Cleanup(func() { dropSchema(t, dsn, name) })
+	return WithSearchPath(t, dsn, name)
+}
+
+// WithSearchPath returns dsn with its connections' search_path set to
+// schema: a store opened on it keeps its tables there.
+func WithSearchPath(t testing.TB, dsn, schema string) string {
+	t.Helper()
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatalf("%s: %v", DSNEnv, err)
 	}
 	q := u.Query()
-	q.Set("search_path", name)
+	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
 }
