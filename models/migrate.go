@@ -58,6 +58,7 @@ var migrations = []migration{
 	{15, "the refusal counters bound the IDs of the rows of each hour, so a time filter reads an ID range", counterIDRanges},
 	{16, "a new agent token waits for its one view in the database, so any replica can show it", autoMigrate(&tokenView{})},
 	{17, "the refusal counters keep room on their pages on PostgreSQL, so adding to one does not add index entries", countersFillfactor},
+	{18, "on PostgreSQL the refusal log's ticket and integration indexes leave out the rows without one", partialTicketIndexes},
 }
 
 // wouldRefuseLog is migration 10: refusals and would-be refusals name the

@@ -109,6 +109,15 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 			db = q.whereEquals(db, f.col, f.v)
 		}
 	}
+	// The literal lets PostgreSQL use the partial indexes of ticket and
+	// integration (refusal_pg_partial.go), which leave the rows without
+	// one out: a plan kept for any value must prove the index's WHERE
+	// from the query itself.
+	for _, f := range [...]struct{ col, v string }{{"ticket", q.Ticket}, {"integration", q.Integration}} {
+		if f.v != "" {
+			db = db.Where(f.col + " <> ''")
+		}
+	}
 	switch {
 	case q.hostIn != nil:
 		db = db.Where("host IN ?", q.hostIn)
