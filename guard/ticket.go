@@ -41,17 +41,20 @@ func (e *TicketError) Error() string { return e.Message }
 // CheckTicket accepts "" (no ticket) and tickets of at most MaxTicketLen
 // ASCII letters, digits and the characters - _ . : # @ +.
 func CheckTicket(t string) error {
-	fix := fmt.Sprintf("Write the ticket as the help desk numbers it, e.g. %s: at most %d letters, digits and %s.", TicketExample, MaxTicketLen, strings.Join(strings.Split(ticketPunct, ""), " "))
 	if n := utf8.RuneCountInString(t); n > MaxTicketLen {
-		return &TicketError{Message: fmt.Sprintf("The ticket has %d characters, over the limit of %d.", n, MaxTicketLen), Fix: fix}
+		return &TicketError{Message: fmt.Sprintf("The ticket has %d characters, over the limit of %d.", n, MaxTicketLen), Fix: ticketFix}
 	}
 	for _, r := range t {
 		if !ticketRune(r) {
-			return &TicketError{Message: fmt.Sprintf("The ticket holds %q, which a ticket may not contain.", r), Fix: fix}
+			return &TicketError{Message: fmt.Sprintf("The ticket holds %q, which a ticket may not contain.", r), Fix: ticketFix}
 		}
 	}
 	return nil
 }
+
+// ticketFix says how to write a ticket. Built once: CheckTicket runs on
+// every tool call, nearly always on a good ticket or none.
+var ticketFix = fmt.Sprintf("Write the ticket as the help desk numbers it, e.g. %s: at most %d letters, digits and %s.", TicketExample, MaxTicketLen, strings.Join(strings.Split(ticketPunct, ""), " "))
 
 func ticketRune(r rune) bool {
 	return r < utf8.RuneSelf && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(ticketPunct, r))

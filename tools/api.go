@@ -61,8 +61,8 @@ func authenticate(r *http.Request, agents Agents) (string, error) {
 
 // decodeBody reads one JSON object into v, refusing unknown fields, other
 // content types, oversized bodies and trailing values, each with a fix
-// that shows example.
-func decodeBody(w http.ResponseWriter, r *http.Request, v any, example string) error {
+// that shows example().
+func decodeBody(w http.ResponseWriter, r *http.Request, v any, example func() string) error {
 	// curl -d sends application/x-www-form-urlencoded unless told
 	// otherwise; the body is read as JSON either way.
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
@@ -74,9 +74,9 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, example string) e
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return &APIError{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "The body is over 64 KB.", Fix: "Send a body like " + example + "."}
+			return &APIError{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "The body is over 64 KB.", Fix: "Send a body like " + example() + "."}
 		}
-		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: jsonProblem(err), Fix: "Send a JSON object such as " + example + "."}
+		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: jsonProblem(err), Fix: "Send a JSON object such as " + example() + "."}
 	}
 	if dec.More() {
 		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body holds more than one JSON value.", Fix: "Send one JSON object."}

@@ -64,11 +64,12 @@ func (a *ToolAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteAPIError(w, &APIError{Status: http.StatusNotFound, Code: "not_found", Message: unknown.Error(), Fix: unknown.Fix()})
 		return
 	}
-	example := apiExample(t.Example)
+	// The example is for the messages of a bad request, made only then.
+	example := func() string { return apiExample(t.Example) }
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		WriteAPIError(w, &APIError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
-			Message: r.Method + " is not allowed here.", Fix: "Send POST with a JSON body such as " + example + "."})
+			Message: r.Method + " is not allowed here.", Fix: "Send POST with a JSON body such as " + example() + "."})
 		return
 	}
 	agent, err := authenticate(r, a.agents)
@@ -82,7 +83,11 @@ func (a *ToolAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	turn := Turn{Agent: agent, Ticket: r.Header.Get(guard.TicketHeader)}
-	for field, into := range map[string]*string{"thread": &turn.Thread, "trigger": &turn.Trigger} {
+	for _, f := range [...]struct {
+		field string
+		into  *string
+	}{{"thread", &turn.Thread}, {"trigger", &turn.Trigger}} {
+		field, into := f.field, f.into
 		raw, ok := body[field]
 		if !ok {
 			continue
@@ -90,13 +95,11 @@ func (a *ToolAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		delete(body, field)
 		if json.Unmarshal(raw, into) != nil {
 			WriteAPIError(w, &APIError{Status: http.StatusBadRequest, Code: "bad_request",
-				Message: "The field " + field + " must be a string.", Fix: "Send a JSON object such as " + example + "."})
+				Message: "The field " + field + " must be a string.", Fix: "Send a JSON object such as " + example() + "."})
 			return
 		}
 	}
-	// Nobody is in the loop of an API call to confirm a side effect.
-	ctx := WithConfirmer(r.Context(), NoPerson("The JSON API has no person in the loop to ask.",
-		"Tell the person this step needs their confirmation: they can do it themselves, or connect the agent through MCP with a client that supports elicitation, which asks them."))
+	ctx := WithConfirmer(r.Context(), apiNoPerson)
 	res, err := a.reg.Call(ctx, Call{Tool: t.Name, Turn: turn, Fields: body, From: "body"})
 	if err != nil {
 		WriteAPIError(w, err)
@@ -108,6 +111,11 @@ func (a *ToolAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, res.API)
 }
+
+// apiNoPerson answers a side effect's confirmation on the API: nobody is
+// in the loop of an API call to confirm it.
+var apiNoPerson = NoPerson("The JSON API has no person in the loop to ask.",
+	"Tell the person this step needs their confirmation: they can do it themselves, or connect the agent through MCP with a client that supports elicitation, which asks them.")
 
 // apiExample adds the API's own fields to a tool's example input.
 func apiExample(input string) string {

@@ -89,6 +89,15 @@ func checkObject(s *jsonschema.Schema, args map[string]json.RawMessage, from, ex
 
 // checkValue checks one property's value against its type and bounds.
 func checkValue(name string, p *jsonschema.Schema, raw json.RawMessage) error {
+	if p.Type == "string" && plainString(raw) {
+		// The string as sent is its text: checked without decoding,
+		// which every call of a tool paid for its URL.
+		if n := utf8.RuneCount(raw[1 : len(raw)-1]); p.MaxLength != nil && n > *p.MaxLength {
+			return &InputError{Message: fmt.Sprintf("The field %s has %d characters, over the limit of %d.", name, n, *p.MaxLength),
+				Fix: fmt.Sprintf("Send at most %d characters.", *p.MaxLength)}
+		}
+		return nil
+	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return &InputError{Message: fmt.Sprintf("The field %s is not valid JSON.", name), Fix: "Send " + name + " as " + typeWords(p.Type) + "."}
@@ -129,6 +138,14 @@ func checkValue(name string, p *jsonschema.Schema, raw json.RawMessage) error {
 		}
 	}
 	return nil
+}
+
+// plainString reports whether raw, a value a JSON decoder read, is a
+// string without escapes (and no space around it): its bytes between the
+// quotes are then exactly its text, each invalid UTF-8 byte counting as
+// the one U+FFFD a decoder makes of it.
+func plainString(raw json.RawMessage) bool {
+	return len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0
 }
 
 func typeWords(t string) string {

@@ -57,3 +57,45 @@ func TestToolAPIServesExactlyTheToolsItNames(t *testing.T) {
 		t.Errorf("a one-tool API serves %v", []bool{one.Serves("lookup_order"), one.Serves(FetchURLName)})
 	}
 }
+
+// TestStringLengthCountsCharactersAsDecoded: a string value is checked
+// from its bytes when it has no escapes, and decoded when it has; either
+// way its length is the decoded text's characters (an invalid UTF-8 byte
+// is one, as the decoder's U+FFFD), and a value of another type is named.
+func TestStringLengthCountsCharactersAsDecoded(t *testing.T) {
+	p := text("a field", 3)
+	tests := []struct {
+		raw  string
+		want string // "" for accepted
+	}{
+		{`"abc"`, ""},
+		{`"abcd"`, "The field f has 4 characters, over the limit of 3."},
+		{`"ééé"`, ""},
+		{`"éééé"`, "The field f has 4 characters, over the limit of 3."},
+		{`"\u00e9\u00e9\u00e9"`, ""},
+		{`"\u00e9\u00e9\u00e9\u00e9"`, "The field f has 4 characters, over the limit of 3."},
+		{`"a\"b"`, ""},
+		{`"a\"bc"`, "The field f has 4 characters, over the limit of 3."},
+		{"\"\xff\xfe\xfd\"", ""},
+		{"\"\xff\xfe\xfd\xfc\"", "The field f has 4 characters, over the limit of 3."},
+		{`""`, ""},
+		{`null`, ""},
+		{`42`, "The field f must be a string, not a number."},
+		{`["abc"]`, "The field f must be a string, not an array."},
+	}
+	for _, tt := range tests {
+		// What a decoder hands checkValue: the value as it was sent.
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(`{"f":`+tt.raw+`}`), &fields); err != nil {
+			t.Fatalf("%s: %v", tt.raw, err)
+		}
+		err := checkValue("f", p, fields["f"])
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.raw, got, tt.want)
+		}
+	}
+}
