@@ -201,6 +201,9 @@ func addCounts(tx sqlTx, counts map[countKey]count) error {
 	// A fixed order: two writers upserting the same keys in PostgreSQL
 	// take their row locks in the same order and cannot deadlock.
 	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
+	if tx.dialect == "postgres" {
+		return pgAddCounts(tx, keys, counts)
+	}
 	args := make([]any, 0, len(keys)*countUpsert.cols)
 	var totals []any
 	for _, k := range keys {

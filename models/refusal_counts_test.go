@@ -226,3 +226,62 @@ func TestHostSubstringWithOtherFiltersUsesTheHostIndex(t *testing.T) {
 		}
 	}
 }
+
+// A batch larger than any multi-row statement (500 rows) keeps every
+// refused host and counter, and a second batch adds to them: on
+// PostgreSQL both are one statement of arrays (refusal_counts_pg.go).
+func TestABatchOfManyHostsKeepsEveryCounter(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		base := time.Date(2026, 3, 4, 10, 50, 0, 0, time.UTC)
+		const hosts = 1234
+		batch := func() []Refusal {
+			rows := make([]Refusal, hosts)
+			for i := range rows {
+				// Two hours, so the totals keep two ID ranges.
+				rows[i] = Refusal{Time: base.Add(time.Duration(i) * 2 * time.Second), Host: fmt.Sprintf("h%04d.example", i), Tool: "fetch_url", Kind: KindPolicy}
+			}
+			return rows
+		}
+		for round := 1; round <= 2; round++ {
+			if err := s.InsertRefusals(ctx, batch()); err != nil {
+				t.Fatal(err)
+			}
+			var listed int64
+			if err := s.r.Table("refusal_hosts").Count(&listed).Error; err != nil || listed != hosts {
+				t.Fatalf("round %d: %d refused hosts listed (%v), want %d", round, listed, err, hosts)
+			}
+			var perHost []int64
+			if err := s.r.Table("refusal_counts").Where("dim = ?", dimHost).Distinct("n").Pluck("n", &perHost).Error; err != nil {
+				t.Fatal(err)
+			}
+			if len(perHost) != 1 || perHost[0] != int64(round) {
+				t.Fatalf("round %d: the host counters hold %v, want every one %d", round, perHost, round)
+			}
+			wantCounts(t, s, time.Time{})
+			wantCounts(t, s, base.Add(10*time.Minute))
+			// Each hour's total bounds exactly the IDs of its rows.
+			var ranges []struct {
+				Period       time.Time
+				N, Low, High int64
+			}
+			if err := s.r.Raw("SELECT period, n, min_id AS low, max_id AS high FROM refusal_counts WHERE dim = ? ORDER BY period", dimTotal).Scan(&ranges).Error; err != nil {
+				t.Fatal(err)
+			}
+			if len(ranges) != 2 {
+				t.Fatalf("round %d: totals %+v, want two hours", round, ranges)
+			}
+			for _, r := range ranges {
+				var want struct{ N, Low, High int64 }
+				err := s.r.Raw("SELECT COUNT(*) AS n, MIN(id) AS low, MAX(id) AS high FROM refusals WHERE time >= ? AND time < ?", r.Period.UTC(), r.Period.UTC().Add(time.Hour)).Scan(&want).Error
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.N != want.N || r.Low != want.Low || r.High != want.High {
+					t.Errorf("round %d: the total of %s is %d rows, IDs %d-%d; the rows say %d, %d-%d", round, r.Period.UTC().Format(time.TimeOnly), r.N, r.Low, r.High, want.N, want.Low, want.High)
+				}
+			}
+		}
+	})
+}

@@ -22,14 +22,21 @@ var hostInsert = rowsStmt{head: "INSERT INTO refusal_hosts (host) VALUES ", tail
 // recordHosts adds the hosts of rows, inside the insert's transaction.
 func recordHosts(tx sqlTx, rows []Refusal) error {
 	seen := make(map[string]bool, len(rows))
-	hosts := make([]any, 0, len(rows))
+	hosts := make([]string, 0, len(rows))
 	for i := range rows {
 		if h := rows[i].Host; !seen[h] {
 			seen[h] = true
 			hosts = append(hosts, h)
 		}
 	}
-	return hostInsert.exec(tx, hosts)
+	if tx.dialect == "postgres" {
+		return pgRecordHosts(tx, hosts)
+	}
+	args := make([]any, len(hosts))
+	for i, h := range hosts {
+		args[i] = h
+	}
+	return hostInsert.exec(tx, args)
 }
 
 // backfillRefusalHosts fills the table once for a database that has
