@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,19 +70,37 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, example func() st
 		return &APIError{Status: http.StatusUnsupportedMediaType, Code: "bad_content_type",
 			Message: fmt.Sprintf("The body is %s, not JSON.", ct), Fix: "Send Content-Type: application/json."}
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	body, err := readBody(w, r)
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return &APIError{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "The body is over 64 KB.", Fix: "Send a body like " + example() + "."}
 		}
+		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body could not be read: " + err.Error() + ".", Fix: "Send the whole body; check the client's network and Content-Length."}
+	}
+	if fields, ok := v.(*map[string]json.RawMessage); ok {
+		if *fields, ok = splitObject(body); ok {
+			return nil
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
 		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: jsonProblem(err), Fix: "Send a JSON object such as " + example() + "."}
 	}
 	if dec.More() {
 		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body holds more than one JSON value.", Fix: "Send one JSON object."}
 	}
 	return nil
+}
+
+// readBody reads the whole body, at most maxAPIBody bytes: into a slice of
+// its announced length when it has one.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	in := http.MaxBytesReader(w, r.Body, maxAPIBody)
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), maxAPIBody)+bytes.MinRead))
+	_, err := buf.ReadFrom(in)
+	return buf.Bytes(), err
 }
 
 // jsonProblem says what is wrong with a body in the API's terms, not in

@@ -242,6 +242,8 @@ func TestFetchAPI(t *testing.T) {
 		{"unknown field", "POST", "secret-token", `{"url":"http://x.example/","depth":3}`, 400, "bad_request"},
 		{"wrong type", "POST", "secret-token", `{"url":42}`, 400, "bad_request"},
 		{"not an object", "POST", "secret-token", `["http://x.example/"]`, 400, "bad_request"},
+		{"two values", "POST", "secret-token", `{"url":"http://x.example/"} {"url":"http://y.example/"}`, 400, "bad_request"},
+		{"trailing text", "POST", "secret-token", `{"url":"http://x.example/"} x`, 400, "bad_request"},
 		{"no url", "POST", "secret-token", `{"start":3}`, 400, "bad_request"},
 		{"wrong method", "GET", "secret-token", ``, 405, "method_not_allowed"},
 	}
@@ -256,7 +258,8 @@ func TestFetchAPI(t *testing.T) {
 				t.Fatalf("the message leaks Go's wording: %q", msg)
 			}
 			want := map[string]string{"wrong type": "The field url must be a string, not a number.", "unknown field": `The body has an unknown field "depth".`,
-				"not an object": "The body must be a JSON object, not an array."}[tt.name]
+				"not an object": "The body must be a JSON object, not an array.", "malformed": "The body ends in the middle of a JSON value.",
+				"empty": "The body is empty.", "two values": "The body holds more than one JSON value."}[tt.name]
 			if want != "" && e["message"] != want {
 				t.Fatalf("message %q, want %q", e["message"], want)
 			}
