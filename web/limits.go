@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -58,7 +57,7 @@ func bodyLimit(path string) int64 {
 func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); strings.HasPrefix(mt, "multipart/") {
+		if isMultipart(r.Header.Get("Content-Type")) {
 			c.Response().Header().Set("Connection", "close")
 			return echo.NewHTTPError(http.StatusUnsupportedMediaType,
 				"The console does not take multipart/form-data uploads: its forms send application/x-www-form-urlencoded and its API takes JSON. Submit the console's own form, or send the tool's input as application/json.")
@@ -76,6 +75,14 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return err
 	}
+}
+
+// isMultipart reports whether a Content-Type is multipart/anything, in
+// any case: the type alone, without parsing the parameters (and making a
+// map of them) on every request as mime.ParseMediaType does.
+func isMultipart(contentType string) bool {
+	ct := strings.TrimLeft(contentType, " \t")
+	return len(ct) >= len("multipart/") && strings.EqualFold(ct[:len("multipart/")], "multipart/")
 }
 
 func tooLarge(limit int64) error {
