@@ -169,15 +169,31 @@ func (s *Store) skipScan(ctx context.Context, table, col string) ([]string, erro
 
 // skipScanUp is skipScan upwards: MIN(col) WHERE col > x, from the
 // smallest value.
+//
+// Each step also says that col is not empty, which v.x already implies:
+// PostgreSQL cannot prove that from a value of the query's own, and
+// without it a partial index (refusal_pg_partial.go) is no use to the
+// step.
 func (s *Store) skipScanUp(ctx context.Context, table, col string) ([]string, error) {
-	query := `WITH RECURSIVE v(x) AS (
-		SELECT MIN(` + col + `) FROM ` + table + ` WHERE ` + col + ` > ''
-		UNION ALL
-		SELECT (SELECT MIN(` + col + `) FROM ` + table + ` WHERE ` + col + ` > v.x) FROM v WHERE v.x IS NOT NULL
-	) SELECT x FROM v WHERE x IS NOT NULL LIMIT ?`
 	var out []string
-	if err := s.r.WithContext(ctx).Raw(query, MaxFacetValues).Scan(&out).Error; err != nil {
+	if err := s.r.WithContext(ctx).Raw(skipScanUpQuery(table, col), MaxFacetValues).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("models: listing distinct %s %ss: %w", table, col, err)
 	}
 	return out, nil
+}
+
+// skipScanUpQuery is skipScanUp's statement; table and col come from
+// closed lists, never from input.
+func skipScanUpQuery(table, col string) string {
+	return `WITH RECURSIVE v(x) AS (
+		SELECT MIN(` + col + `) FROM ` + table + ` WHERE ` + col + ` > ''
+		UNION ALL
+		SELECT (` + skipScanUpStep(table, col, "v.x") + `) FROM v WHERE v.x IS NOT NULL
+	) SELECT x FROM v WHERE x IS NOT NULL LIMIT ?`
+}
+
+// skipScanUpStep is one step of skipScanUpQuery: the next value of col
+// above after.
+func skipScanUpStep(table, col, after string) string {
+	return `SELECT MIN(` + col + `) FROM ` + table + ` WHERE ` + col + ` > ` + after + ` AND ` + col + ` > ''`
 }

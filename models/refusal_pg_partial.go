@@ -21,22 +21,28 @@ var partialIndexColumns = []string{"ticket", "integration"}
 //
 // A filter on either column also says that the column is not empty
 // (RefusalQuery.filter), so that a plan kept for any value can use the
-// index. On an existing log each index is rebuilt in one pass that
-// holds off writes, as migration 12's were: run `console migrate` in a
-// quiet hour.
+// index. On an existing log each new index is built in one pass that
+// holds off writes (reads go on), as migration 12's were: run `console
+// migrate` in a quiet hour. Only then are the old indexes dropped and
+// the new ones renamed: a DROP INDEX locks the table against reads too,
+// until the migration commits, so it comes last and takes a moment.
 func partialTicketIndexes(tx *gorm.DB, e engine) error {
 	if e != enginePostgres {
 		return nil
 	}
+	var swaps []string
 	for _, col := range partialIndexColumns {
 		// col is one of the constants above, never input.
-		for _, stmt := range []string{
-			fmt.Sprintf("DROP INDEX IF EXISTS idx_refusals_%s_id", col),
-			fmt.Sprintf("CREATE INDEX idx_refusals_%s_id ON refusals (%q, id) WHERE %q <> ''", col, col, col),
-		} {
-			if err := tx.Exec(stmt).Error; err != nil {
-				return fmt.Errorf("%s: %w", stmt, err)
-			}
+		stmt := fmt.Sprintf("CREATE INDEX idx_refusals_%[1]s_id_set ON refusals (%[1]q, id) WHERE %[1]q <> ''", col)
+		if err := tx.Exec(stmt).Error; err != nil {
+			return fmt.Errorf("%s: %w", stmt, err)
+		}
+		swaps = append(swaps, fmt.Sprintf("DROP INDEX IF EXISTS idx_refusals_%s_id", col),
+			fmt.Sprintf("ALTER INDEX idx_refusals_%[1]s_id_set RENAME TO idx_refusals_%[1]s_id", col))
+	}
+	for _, stmt := range swaps {
+		if err := tx.Exec(stmt).Error; err != nil {
+			return fmt.Errorf("%s: %w", stmt, err)
 		}
 	}
 	return nil

@@ -56,6 +56,11 @@ func TestTicketAndIntegrationIndexesLeaveEmptyOut(t *testing.T) {
 			if !strings.Contains(plan, index) || strings.Contains(plan, "Sort") {
 				t.Errorf("a %s filter, planned for any value, does not walk %s:\n%s", tc.col, index, plan)
 			}
+			// A step of the filter menu's upward scan, whose value
+			// comes from the step before: planned for any value.
+			if plan := genericPlanOf(t, s, skipScanUpStep("refusals", tc.col, "$1"), "'T'"); !strings.Contains(plan, index) {
+				t.Errorf("a step of the upward scan of %s values does not walk %s:\n%s", tc.col, index, plan)
+			}
 			found, _, err := s.ListRefusals(ctx, tc.q)
 			if err != nil {
 				t.Fatal(err)
@@ -78,23 +83,30 @@ func genericPlan(t *testing.T, s *Store, q RefusalQuery) string {
 	}
 	var ids []int64
 	st := db.Pluck("id", &ids).Statement
+	// EXECUTE takes no bind parameters: the values go in as literals.
+	values := make([]string, len(st.Vars))
+	for i, v := range st.Vars {
+		switch v := v.(type) {
+		case string:
+			values[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		case int, int64:
+			values[i] = fmt.Sprint(v)
+		default:
+			t.Fatalf("a value of type %T in %s", v, st.SQL.String())
+		}
+	}
+	return genericPlanOf(t, s, st.SQL.String(), values...)
+}
+
+// genericPlanOf is PostgreSQL's plan for sql, its $n parameters planned
+// once for any value, then run with values (SQL literals).
+func genericPlanOf(t *testing.T, s *Store, sql string, values ...string) string {
+	t.Helper()
 	var plan []string
-	err = s.w.Transaction(func(tx *gorm.DB) error {
-		for _, sql := range []string{"SET LOCAL plan_cache_mode = force_generic_plan", "SET LOCAL enable_seqscan = off", "PREPARE page_ids AS " + st.SQL.String()} {
+	err := s.w.Transaction(func(tx *gorm.DB) error {
+		for _, sql := range []string{"SET LOCAL plan_cache_mode = force_generic_plan", "SET LOCAL enable_seqscan = off", "PREPARE page_ids AS " + sql} {
 			if err := tx.Exec(sql).Error; err != nil {
 				return fmt.Errorf("%s: %w", sql, err)
-			}
-		}
-		// EXECUTE takes no bind parameters: the values go in as literals.
-		values := make([]string, len(st.Vars))
-		for i, v := range st.Vars {
-			switch v := v.(type) {
-			case string:
-				values[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
-			case int, int64:
-				values[i] = fmt.Sprint(v)
-			default:
-				return fmt.Errorf("a value of type %T in %s", v, st.SQL.String())
 			}
 		}
 		if err := tx.Raw("EXPLAIN EXECUTE page_ids(" + strings.Join(values, ", ") + ")").Scan(&plan).Error; err != nil {
