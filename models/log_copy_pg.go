@@ -78,12 +78,13 @@ func copyRows(ctx context.Context, tx pgx.Tx, table string, cols []string, n int
 }
 
 // drawRefusalIDs takes $1 values of the refusals' ID sequence. The
-// sequence is looked up once, in the CTE: called per row, as
+// sequence is looked up once, in the subquery (OFFSET 0 keeps the planner
+// from folding it into every row): called per row, as
 // nextval(pg_get_serial_sequence(…)) was, the lookup (a catalog search
 // and a name parse) cost 2.4 µs of PostgreSQL's time a row, five times
 // the nextval itself.
-const drawRefusalIDs = `WITH s AS MATERIALIZED (SELECT pg_get_serial_sequence('refusals', 'id')::regclass AS seq)
-	SELECT nextval(s.seq) FROM s, generate_series(1, $1)`
+const drawRefusalIDs = `SELECT nextval(s.seq)
+	FROM (SELECT pg_get_serial_sequence('refusals', 'id')::regclass AS seq OFFSET 0) s, generate_series(1, $1)`
 
 // copyRefusals stores rows (normalised by InsertRefusals) with their
 // search text, refused hosts and counters, in one transaction. The IDs
@@ -122,8 +123,8 @@ func (s *Store) copyRefusals(ctx context.Context, rows []Refusal) error {
 		if err != nil {
 			return err
 		}
-		// The hosts and counters: the same statements as on SQLite, on
-		// this transaction.
+		// The hosts and counters, on this transaction: one statement
+		// each, of arrays, on PostgreSQL (refusal_counts_pg.go).
 		stx := sqlTx{ctx: ctx, pg: tx, dialect: "postgres"}
 		if err := recordHosts(stx, rows); err != nil {
 			return err
