@@ -76,7 +76,9 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, example func() st
 		if errors.As(err, &mbe) {
 			return &APIError{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "The body is over 64 KB.", Fix: "Send a body like " + example() + "."}
 		}
-		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "The body could not be read: " + err.Error() + ".", Fix: "Send the whole body; check the client's network and Content-Length."}
+		// A body cut short says so as it always did ("ends in the
+		// middle of a JSON value").
+		return &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: jsonProblem(err), Fix: "Send a JSON object such as " + example() + "."}
 	}
 	if fields, ok := v.(*map[string]json.RawMessage); ok {
 		if *fields, ok = splitObject(body); ok {

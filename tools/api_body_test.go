@@ -3,7 +3,12 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // FuzzSplitObjectAgreesWithTheDecoder: for any body, splitObject either
@@ -46,4 +51,27 @@ func FuzzSplitObjectAgreesWithTheDecoder(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestACutShortBodySaysSo: a body whose connection ends before it does
+// (read all at once now, before any decoding) is still "the body ends in
+// the middle of a JSON value", as the decoder said when it read it.
+func TestACutShortBodySaysSo(t *testing.T) {
+	e := newToolEnv(t)
+	api := e.reg.API(testAgents)
+	req := httptest.NewRequest(http.MethodPost, "/api/v1/tools/fetch_url", nil)
+	req.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"url":"http://status.exa`), iotest.ErrReader(io.ErrUnexpectedEOF)))
+	req.Header.Set("Authorization", "Bearer secret-token")
+	rec := httptest.NewRecorder()
+	api.ServeHTTP(rec, req)
+	var out struct{ Error APIError }
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+		t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
+	}
+	if rec.Code != http.StatusBadRequest || out.Error.Code != "bad_request" || out.Error.Message != "The body ends in the middle of a JSON value." || out.Error.Fix == "" {
+		t.Fatalf("%d %+v", rec.Code, out.Error)
+	}
+	if n := len(e.Records()); n != 0 {
+		t.Fatalf("a body that could not be read was recorded as %d calls", n)
+	}
 }
