@@ -81,7 +81,7 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 // any case: the type alone, without parsing the parameters (and making a
 // map of them) on every request as mime.ParseMediaType does.
 func isMultipart(contentType string) bool {
-	ct := strings.TrimLeft(contentType, " \t")
+	ct := strings.TrimSpace(contentType) // as mime.ParseMediaType trims it
 	return len(ct) >= len("multipart/") && strings.EqualFold(ct[:len("multipart/")], "multipart/")
 }
 

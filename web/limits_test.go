@@ -247,7 +247,7 @@ func TestMCPEventStreamOutlastsWriteTimeout(t *testing.T) {
 
 func TestIsMultipartReadsTheTypeInAnyCase(t *testing.T) {
 	for ct, want := range map[string]bool{
-		"multipart/form-data; boundary=x": true, "Multipart/Mixed": true, " \tmultipart/related": true, "MULTIPART/FORM-DATA;boundary": true,
+		"multipart/form-data; boundary=x": true, "Multipart/Mixed": true, " \tmultipart/related": true, "\u00a0multipart/form-data": true, "MULTIPART/FORM-DATA;boundary": true,
 		"application/json": false, "": false, "multipart": false, "text/multipart/x": false, "application/x-www-form-urlencoded": false,
 	} {
 		if got := isMultipart(ct); got != want {
