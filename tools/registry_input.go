@@ -92,9 +92,8 @@ func checkValue(name string, p *jsonschema.Schema, raw json.RawMessage) error {
 	if p.Type == "string" && plainString(raw) {
 		// The string as sent is its text: checked without decoding,
 		// which every call of a tool paid for its URL.
-		if n := utf8.RuneCount(raw[1 : len(raw)-1]); p.MaxLength != nil && n > *p.MaxLength {
-			return &InputError{Message: fmt.Sprintf("The field %s has %d characters, over the limit of %d.", name, n, *p.MaxLength),
-				Fix: fmt.Sprintf("Send at most %d characters.", *p.MaxLength)}
+		if p.MaxLength != nil {
+			return checkLength(name, utf8.RuneCount(raw[1:len(raw)-1]), *p.MaxLength)
 		}
 		return nil
 	}
@@ -115,9 +114,8 @@ func checkValue(name string, p *jsonschema.Schema, raw json.RawMessage) error {
 		if !ok {
 			return wrong()
 		}
-		if p.MaxLength != nil && utf8.RuneCountInString(s) > *p.MaxLength {
-			return &InputError{Message: fmt.Sprintf("The field %s has %d characters, over the limit of %d.", name, utf8.RuneCountInString(s), *p.MaxLength),
-				Fix: fmt.Sprintf("Send at most %d characters.", *p.MaxLength)}
+		if p.MaxLength != nil {
+			return checkLength(name, utf8.RuneCountInString(s), *p.MaxLength)
 		}
 	case "integer", "number":
 		n, ok := v.(float64)
@@ -136,6 +134,15 @@ func checkValue(name string, p *jsonschema.Schema, raw json.RawMessage) error {
 		if _, ok := v.(map[string]any); !ok {
 			return wrong()
 		}
+	}
+	return nil
+}
+
+// checkLength refuses a string field of n characters over limit.
+func checkLength(name string, n, limit int) error {
+	if n > limit {
+		return &InputError{Message: fmt.Sprintf("The field %s has %d characters, over the limit of %d.", name, n, limit),
+			Fix: fmt.Sprintf("Send at most %d characters.", limit)}
 	}
 	return nil
 }
