@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -105,16 +106,15 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 	}
 	// A fixed order keeps the generated SQL identical for identical filters.
 	for _, f := range [...]struct{ col, v string }{{"code", q.Code}, {"reason", q.Reason}, {"tool", q.Tool}, {"agent", q.Agent}, {"kind", q.Kind}, {"ticket", q.Ticket}, {"integration", q.Integration}} {
-		if f.v != "" {
-			db = q.whereEquals(db, f.col, f.v)
+		if f.v == "" {
+			continue
 		}
-	}
-	// The literal lets PostgreSQL use the partial indexes of ticket and
-	// integration (refusal_pg_partial.go), which leave the rows without
-	// one out: a plan kept for any value must prove the index's WHERE
-	// from the query itself.
-	for _, f := range [...]struct{ col, v string }{{"ticket", q.Ticket}, {"integration", q.Integration}} {
-		if f.v != "" {
+		db = q.whereEquals(db, f.col, f.v)
+		// The literal lets PostgreSQL use the partial index of such a
+		// column (refusal_pg_partial.go), which leaves the rows without a
+		// value out: a plan kept for any value must prove the index's
+		// WHERE from the query itself.
+		if slices.Contains(partialIndexColumns, f.col) {
 			db = db.Where(f.col + " <> ''")
 		}
 	}
