@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboundhq/outbound/internal/testwait"
 	"github.com/outboundhq/outbound/models"
 )
 
@@ -215,7 +216,7 @@ func TestKeptValuesSurviveClocksPanicsAndFailures(t *testing.T) {
 	for i := range errs {
 		wg.Go(func() { _, errs[i] = f.get(ctx, 0, 1, t0, 0, failed) })
 	}
-	waitUntil(t, func() bool {
+	testwait.Until(t, "every other load waits on the failing read", func() bool {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return f.reading != nil && f.reading.waiters == len(errs)-1
@@ -229,16 +230,5 @@ func TestKeptValuesSurviveClocksPanicsAndFailures(t *testing.T) {
 	}
 	if n := failing.Load(); n != 1 {
 		t.Errorf("6 loads during a failing read read %d times; want once", n)
-	}
-}
-
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboundhq/outbound/internal/testwait"
 	"github.com/outboundhq/outbound/models"
 )
 
@@ -38,7 +39,7 @@ func TestTokenCacheMissesOfOneTokenShareOneLookup(t *testing.T) {
 		})
 	}
 	started.Wait()
-	waitFor(t, func() bool { // one asks, the others wait for it
+	testwait.Until(t, "one lookup asks and the others wait for it", func() bool {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		for _, f := range l.flying {
@@ -78,7 +79,7 @@ func TestATokenLookupFromBeforeARevocationIsNotShared(t *testing.T) {
 			t.Errorf("the early lookup: %v, %v", tok, err)
 		}
 	})
-	waitFor(t, func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.flying) == 1 })
+	testwait.Until(t, "a lookup is in flight", func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.flying) == 1 })
 	answered := make(chan error, 1)
 	go func() {
 		_, err := l.do(context.Background(), sum, 1, func() (models.AgentToken, error) {
@@ -119,7 +120,7 @@ func TestASharedTokenLookupCancelledByItsCallerIsAskedAgain(t *testing.T) {
 			t.Errorf("the leader got %v, want its own cancellation", err)
 		}
 	})
-	waitFor(t, func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.flying) == 1 })
+	testwait.Until(t, "a lookup is in flight", func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.flying) == 1 })
 
 	gaveUp, give := context.WithCancel(context.Background())
 	give()
@@ -141,7 +142,7 @@ func TestASharedTokenLookupCancelledByItsCallerIsAskedAgain(t *testing.T) {
 		}
 		got <- err
 	}()
-	waitFor(t, func() bool { // the waiter joined the leader's lookup
+	testwait.Until(t, "the waiter joined the leader's lookup", func() bool {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		f := l.flying[sum]
@@ -154,17 +155,6 @@ func TestASharedTokenLookupCancelledByItsCallerIsAskedAgain(t *testing.T) {
 	}
 	if n := asked.Load(); n != 2 {
 		t.Fatalf("the store was asked %d times, want twice (the cancelled lookup, then the waiter's own)", n)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
 
