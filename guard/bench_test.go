@@ -76,4 +76,15 @@ func BenchmarkDecide(b *testing.B) {
 			}
 		}
 	})
+	// The flood an ingest load test sends: a private literal, refused
+	// with its message, fix and remedy written out.
+	b.Run("ip-literal/private-refused", func(b *testing.B) {
+		p := mustPolicy(b, DefaultSettings())
+		b.ReportAllocs()
+		for b.Loop() {
+			if d := p.Decide(context.Background(), r, "http://10.1.2.3/page/42"); d.Allowed || d.Reason != ReasonInternalAddress {
+				b.Fatalf("allowed or for another reason: %+v", d)
+			}
+		}
+	})
 }

@@ -233,24 +233,25 @@ func (d Decision) network() Decision {
 // the public web an internal host, which leaves the public web as it is;
 // in allowlist mode a literal entry, which the scope lists anyway.
 func literalFix(w Wording, e string, narrow bool) (string, Remedy) {
+	// Joined, not formatted: a flood of private URLs writes this for each.
 	if !narrow {
-		return fmt.Sprintf("If the agent should reach it, add %s as an internal host %s; that keeps the public web open.", e, w.allowlist()), AddInternal(e)
+		return "If the agent should reach it, add " + e + " as an internal host " + w.allowlist() + "; that keeps the public web open.", AddInternal(e)
 	}
-	return fmt.Sprintf("If the agent should reach it, add %s as a literal entry %s.", e, w.allowlist()), AddEntry(e)
+	return "If the agent should reach it, add " + e + " as a literal entry " + w.allowlist() + ".", AddEntry(e)
 }
 
 func (d Decision) refuseAddr(w Wording, h host, a netip.Addr, c AddrClass, narrow bool) Decision {
 	d.Range = c.Range
 	subject := a.String()
 	if h.name != "" {
-		subject = h.name + " resolves to " + a.String() + ", which"
+		subject = h.name + " resolves to " + subject + ", which"
 	}
 	if c.Kind == KindMetadata {
 		return d.refuse(CodeForbidden, ReasonMetadata,
 			fmt.Sprintf("%s is a %s, which hands out credentials and is always refused.", subject, c.Range),
 			fmt.Sprintf("Only adding the literal IP entry %s %s unlocks it; you almost certainly do not want that.", a, w.allowlist()), Remedy{})
 	}
-	msg := fmt.Sprintf("%s is in the %s, which is refused.", subject, c.Range)
+	msg := subject + " is in the " + c.Range + ", which is refused."
 	var fix string
 	// No remedy where the request as made stays refused: a special range,
 	// or a host name (never) resolving to a link-local address.

@@ -56,6 +56,9 @@ func (e Entry) String() string {
 	if e.IsZero() {
 		return ""
 	}
+	if !e.wildcard && e.port == 0 {
+		return e.Host()
+	}
 	var b strings.Builder
 	if e.wildcard {
 		b.WriteString("*.")
