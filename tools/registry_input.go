@@ -236,38 +236,3 @@ func bounded(typ, description string, lo, hi *float64) *jsonschema.Schema {
 func text(description string, maxLength int) *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "string", Description: description, MaxLength: &maxLength}
 }
-
-// decodeArgs reads checked arguments into a tool's input struct.
-func decodeArgs(args map[string]json.RawMessage, v any) error {
-	err := json.Unmarshal(objectOf(args), v)
-	if err != nil {
-		return &InputError{Message: "The input could not be read: " + jsonProblem(err), Fix: "Check the input against the tool's schema."}
-	}
-	return nil
-}
-
-// objectOf writes fields back as one JSON object for decoding into a
-// struct. Every value was read by a JSON decoder, so it is valid as it
-// stands: unlike json.Marshal of the map, this neither sorts the keys nor
-// compacts each value again, which a tool call paid on every request.
-func objectOf(fields map[string]json.RawMessage) []byte {
-	size := 2
-	for k, v := range fields {
-		size += len(k) + len(v) + 8
-	}
-	out := make([]byte, 0, size)
-	out = append(out, '{')
-	for k, v := range fields {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		key, _ := json.Marshal(k) // a string always encodes
-		out = append(out, key...)
-		out = append(out, ':')
-		if len(bytes.TrimSpace(v)) == 0 {
-			v = json.RawMessage("null")
-		}
-		out = append(out, v...)
-	}
-	return append(out, '}')
-}
