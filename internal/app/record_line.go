@@ -5,9 +5,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/outboundhq/outbound/guard"
+	"github.com/outboundhq/outbound/internal/jsonout"
 )
 
 // The decision line, written by hand when the app is given the log's
@@ -41,12 +41,12 @@ func appendDecisionLine(b []byte, now time.Time, rec *guard.Record) []byte {
 	b = append(b, `{"time":"`...)
 	b = appendLineTime(b, now)
 	b = append(b, `","level":"INFO","msg":`...)
-	b = appendJSONString(b, decision)
+	b = jsonout.AppendString(b, decision)
 	str := func(key, v string) {
 		b = append(b, ',', '"')
 		b = append(b, key...)
 		b = append(b, '"', ':')
-		b = appendJSONString(b, v)
+		b = jsonout.AppendString(b, v)
 	}
 	str(LogTool, rec.Caller.Tool)
 	str(LogIntegration, rec.Caller.Service)
@@ -84,7 +84,7 @@ func appendDecisionLine(b []byte, now time.Time, rec *guard.Record) []byte {
 			b = append(b, ']')
 		}
 		b = append(b, `,"`+LogRedirects+`":`...)
-		b = appendJSONStrings(b, rec.Redirects)
+		b = jsonout.AppendStrings(b, rec.Redirects)
 	}
 	b = append(b, `,"`+LogCached+`":`...)
 	b = strconv.AppendBool(b, rec.Cached)
@@ -140,72 +140,4 @@ func decisionOf(rec guard.Record) string {
 		return DecisionWouldRefuse
 	}
 	return DecisionAllowed
-}
-
-// appendJSONStrings appends list as a JSON array, or null for none (as
-// encoding/json writes a nil slice).
-func appendJSONStrings(b []byte, list []string) []byte {
-	if list == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, s)
-	}
-	return append(b, ']')
-}
-
-// appendJSONString appends s as a JSON string: quotes, backslashes and
-// control characters escaped, invalid UTF-8 replaced by U+FFFD, and U+2028
-// and U+2029 escaped (valid JSON, but line ends to JavaScript), as slog's
-// handler writes them.
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	from := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[from:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			from = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[from:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[from:i]...)
-			b = append(b, `\u202`...)
-			b = append(b, hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		from = i
-	}
-	b = append(b, s[from:]...)
-	return append(b, '"')
 }
