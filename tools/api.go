@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // APIError is an error of the API itself, as opposed to a tool refusal: a
@@ -36,13 +37,38 @@ func WriteAPIError(w http.ResponseWriter, err error) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
+	h := w.Header()
+	// Canonical keys and shared one-element values that net/http only
+	// reads: every answer sets them, and Set allocated both.
+	h["Content-Type"] = jsonContentType
+	h["Cache-Control"] = noStore
 	w.WriteHeader(status)
+	if a, ok := v.(jsonAppender); ok {
+		bp := answerBuffers.Get().(*[]byte)
+		b := append(a.appendJSON((*bp)[:0]), '\n') // the newline Encode ends with
+		_, _ = w.Write(b)
+		if cap(b) <= 64<<10 { // one long page's answer does not pin its buffer
+			*bp = b
+			answerBuffers.Put(bp)
+		}
+		return
+	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 }
+
+// jsonAppender is an answer that writes its own JSON, as encoding/json
+// would, without reflection: the answers the API writes most.
+type jsonAppender interface {
+	appendJSON(b []byte) []byte
+}
+
+var (
+	jsonContentType = []string{"application/json; charset=utf-8"}
+	noStore         = []string{"no-store"}
+	answerBuffers   = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+)
 
 const maxAPIBody = 64 << 10
 
