@@ -205,16 +205,15 @@ func (r *Registry) Names() []string {
 // call of fetch_url never builds every integration's tool and schema.
 func (r *Registry) Lookup(name string) (Tool, bool) {
 	r.mu.Lock()
-	i := slices.IndexFunc(r.tools, func(t Tool) bool { return t.Name == name })
-	var t Tool
-	if i >= 0 {
-		t = r.tools[i]
-	}
-	sources := slices.Clone(r.sources)
-	r.mu.Unlock()
-	if i >= 0 {
+	if i := slices.IndexFunc(r.tools, func(t Tool) bool { return t.Name == name }); i >= 0 {
+		t := r.tools[i]
+		r.mu.Unlock()
 		return t, true
 	}
+	// A copy, to ask the sources outside the lock; made only for a tool
+	// that is not built in (every API call looks its tool up twice).
+	sources := slices.Clone(r.sources)
+	r.mu.Unlock()
 	for _, s := range sources {
 		for _, t := range s.Tools() {
 			if t.Name == name {
