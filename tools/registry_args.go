@@ -10,9 +10,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -30,10 +32,11 @@ func decodeArgs(args map[string]json.RawMessage, v any) error {
 }
 
 // setPlainFields sets each argument on its field of the struct v points
-// to, as json.Unmarshal would, and reports whether it could: every key
-// names a field exactly, and every value is null, true, false, a decimal
-// integer or a string without escapes in valid UTF-8, for a field of that
-// kind. When it reports false, the decoder sets every field again from
+// to, as json.Unmarshal would, and reports whether it could: the struct's
+// fields are all of built-in string, bool and integer types
+// (plainFieldsOf), every key names a field exactly, and every value is
+// null, true, false, a decimal integer or a string without escapes in
+// valid UTF-8, for a field of that kind. When it reports false, the decoder sets every field again from
 // the arguments, so what was set before it gave up does not matter.
 func setPlainFields(args map[string]json.RawMessage, v any) bool {
 	p := reflect.ValueOf(v)
@@ -91,16 +94,31 @@ func setPlain(f reflect.Value, raw []byte) bool {
 }
 
 // plainFields maps a struct type to its fields by JSON name, or to nil
-// when the type has a field the decoder treats in a way setPlain does not
-// (an embedded struct, the ",string" option, two fields of one name).
+// when the decoder might read the type in a way setPlain does not: the
+// struct or a field with its own unmarshaling, a named type (it may have
+// such methods), an embedded struct, the ",string" option, a tag name the
+// decoder ignores, two fields of one name.
 var plainFields sync.Map // reflect.Type → map[string]int
+
+// plainKinds are the field types setPlain sets: the built-in ones alone,
+// which have no methods.
+var plainKinds = []reflect.Type{
+	reflect.TypeFor[string](), reflect.TypeFor[bool](),
+	reflect.TypeFor[int](), reflect.TypeFor[int8](), reflect.TypeFor[int16](), reflect.TypeFor[int32](), reflect.TypeFor[int64](),
+}
 
 func plainFieldsOf(t reflect.Type) map[string]int {
 	if m, ok := plainFields.Load(t); ok {
 		return m.(map[string]int)
 	}
 	m := map[string]int{}
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
+		m = nil
+	}
 	for i := range t.NumField() {
+		if m == nil {
+			break
+		}
 		f := t.Field(i)
 		if f.Anonymous {
 			m = nil
@@ -117,7 +135,7 @@ func plainFieldsOf(t reflect.Type) map[string]int {
 		if name == "" {
 			name = f.Name
 		}
-		if _, dup := m[name]; dup || strings.Contains(","+opts+",", ",string,") {
+		if _, dup := m[name]; dup || !plainTagName(name) || strings.Contains(","+opts+",", ",string,") || !slices.Contains(plainKinds, f.Type) {
 			m = nil
 			break
 		}
@@ -125,6 +143,18 @@ func plainFieldsOf(t reflect.Type) map[string]int {
 	}
 	plainFields.Store(t, m)
 	return m
+}
+
+// plainTagName reports whether a tag's name is letters, digits and the
+// punctuation encoding/json takes in a name (it uses the Go field's name
+// for any other, which setPlain would not match).
+func plainTagName(name string) bool {
+	for _, c := range name {
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) && !strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c) {
+			return false
+		}
+	}
+	return true
 }
 
 // objectOf writes fields back as one JSON object for decoding into a

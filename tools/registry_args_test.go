@@ -3,21 +3,71 @@ package tools
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
-// argsProbe has a field of each kind setPlain sets and of kinds it leaves
-// to the decoder, under the tags tools' inputs use.
+// argsProbe has a field of each type setPlain sets, under the tags tools'
+// inputs use: decodeArgs sets it without the decoder.
 type argsProbe struct {
-	URL    string  `json:"url"`
-	Start  int     `json:"start,omitempty"`
-	Small  int8    `json:"small"`
-	Tab    bool    `json:"tab,omitempty"`
-	Ratio  float64 `json:"ratio"`
+	URL    string `json:"url"`
+	Start  int    `json:"start,omitempty"`
+	Small  int8   `json:"small"`
+	Tab    bool   `json:"tab,omitempty"`
 	Name   string
-	Quoted int    `json:"quoted,string"`
-	Ptr    *int   `json:"ptr"`
 	hidden string // unexported: the decoder skips it, and so must decodeArgs
+}
+
+// The structs below each have what only the decoder reads right, so
+// decodeArgs leaves them to it whole.
+type (
+	quotedProbe struct {
+		URL    string `json:"url"`
+		Quoted int    `json:"quoted,string"`
+	}
+	lowerText   string
+	methodProbe struct {
+		URL   lowerText `json:"url"`
+		Start int       `json:"start"`
+	}
+	numberProbe struct {
+		Start json.Number `json:"start"`
+	}
+	badTagProbe struct {
+		URL string `json:"u\\rl"` // a name the decoder ignores: it matches "URL" instead
+	}
+	otherKindsProbe struct {
+		URL   string   `json:"url"`
+		Ratio float64  `json:"ratio"`
+		Ptr   *int     `json:"ptr"`
+		Small uint8    `json:"small"`
+		List  []string `json:"list"`
+	}
+	selfProbe struct {
+		URL string `json:"url"`
+	}
+)
+
+func (t *lowerText) UnmarshalText(b []byte) error {
+	*t = lowerText(strings.ToLower(string(b)))
+	return nil
+}
+
+func (p *selfProbe) UnmarshalJSON(b []byte) error { p.URL = "from UnmarshalJSON"; return nil }
+
+// The fast path is for plain structs only; the fuzz test below relies on
+// argsProbe, FetchInput and ScreenshotInput taking it.
+func TestOnlyPlainStructsAreSetWithoutTheDecoder(t *testing.T) {
+	for _, v := range []any{argsProbe{}, FetchInput{}, ScreenshotInput{}} {
+		if plainFieldsOf(reflect.TypeOf(v)) == nil {
+			t.Errorf("%T is not set field by field", v)
+		}
+	}
+	for _, v := range []any{quotedProbe{}, methodProbe{}, numberProbe{}, badTagProbe{}, otherKindsProbe{}, selfProbe{}} {
+		if plainFieldsOf(reflect.TypeOf(v)) != nil {
+			t.Errorf("%T is set field by field, though the decoder reads it its own way", v)
+		}
+	}
 }
 
 // decodeWithDecoder is what decodeArgs did before its field-by-field path:
@@ -31,15 +81,21 @@ func decodeWithDecoder(args map[string]json.RawMessage, v any) error {
 // does, for any key and any valid JSON value.
 func FuzzDecodeArgsAgreesWithTheDecoder(f *testing.F) {
 	for _, seed := range []struct{ key, value string }{
-		{"url", `"https://example.com/a?b=c"`}, {"url", `"caf\u00e9"`}, {"url", `"\xff\xfe"`}, {"url", `"café"`},
+		{"url", `"https://example.com/a?b=c"`}, {"url", `"caf\u00e9"`}, {"url", "\"\xff\xfe\""}, {"url", `"café"`},
 		{"start", `12`}, {"start", `-0`}, {"start", `1e2`}, {"start", `1.5`}, {"start", `99999999999999999999`},
 		{"small", `127`}, {"small", `128`}, {"tab", `true`}, {"tab", `"true"`}, {"ratio", `0.5`}, {"Name", `"n"`},
-		{"name", `"n"`}, {"URL", `"https://example.com/"`}, {"quoted", `"7"`}, {"ptr", `3`}, {"hidden", `"h"`},
+		{"name", `"n"`}, {"URL", `"https://example.com/"`}, {"quoted", `"7"`}, {"ptr", `3`}, {"hidden", `"h"`}, {"url", `"MiXeD"`},
+		{"u\\rl", `"x"`}, {"list", `["a"]`}, {"start", `"12abc"`},
 		{"unknown", `1`}, {"url", `null`}, {"url", ``}, {"url", ` "padded" `}, {"start", `"12"`}, {"url", `12`},
 	} {
 		f.Add(seed.key, seed.value, "start", "5")
 	}
 	f.Fuzz(func(t *testing.T, key1, value1, key2, value2 string) {
+		if key1 != key2 && strings.EqualFold(key1, key2) {
+			// Two keys for one field: the decoder keeps whichever comes
+			// last in objectOf's object, whose order is the map's.
+			return
+		}
 		args := map[string]json.RawMessage{}
 		for _, kv := range [][2]string{{key1, value1}, {key2, value2}} {
 			if kv[1] != "" && !json.Valid([]byte(kv[1])) {
@@ -51,6 +107,12 @@ func FuzzDecodeArgsAgreesWithTheDecoder(f *testing.F) {
 			func() any { return &argsProbe{URL: "before", Start: 9} },
 			func() any { return &FetchInput{} },
 			func() any { return &ScreenshotInput{Width: 1} },
+			func() any { return &quotedProbe{} },
+			func() any { return &methodProbe{} },
+			func() any { return &numberProbe{} },
+			func() any { return &badTagProbe{} },
+			func() any { return &otherKindsProbe{Ratio: 1} },
+			func() any { return &selfProbe{} },
 		} {
 			got, want := newV(), newV()
 			gotErr, wantErr := decodeArgs(args, got), decodeWithDecoder(args, want)
