@@ -8,12 +8,20 @@ import (
 	"net/netip"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 // ReadsAlike fails t unless got and want are JSON that a parser reads as
-// the same value: the same keys, present or absent alike, the same values.
+// the same value (the same keys, present or absent alike, the same
+// values), and got is valid UTF-8 with U+2028 and U+2029 escaped, as
+// encoding/json writes them.
 func ReadsAlike(t testing.TB, what string, got, want []byte) {
 	t.Helper()
+	// A parser reads raw invalid UTF-8 as U+FFFD and a raw U+2028 as the
+	// escape: the comparison below would not see either left unescaped.
+	if !utf8.Valid(got) || bytes.ContainsRune(got, '\u2028') || bytes.ContainsRune(got, '\u2029') {
+		t.Fatalf("%s: invalid UTF-8, or U+2028 or U+2029 not escaped: %q", what, got)
+	}
 	var g, w any
 	if err := decodeNumbers(got, &g); err != nil {
 		t.Fatalf("%s: not JSON (%v): %s", what, err, got)
