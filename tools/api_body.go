@@ -1,9 +1,7 @@
 package tools
 
 import (
-	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 )
 
 // splitObject reads body, when it is exactly one JSON object, into its
@@ -50,9 +48,8 @@ func splitObject(body []byte) (map[string]json.RawMessage, bool) {
 // valid UTF-8 is its bytes; any other is left to the decoder, which also
 // turns invalid UTF-8 into U+FFFD.
 func fieldName(quoted []byte) (string, bool) {
-	inner := quoted[1 : len(quoted)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner), true
+	if name, ok := plainText(quoted); ok {
+		return name, true
 	}
 	var name string
 	return name, json.Unmarshal(quoted, &name) == nil

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
 )
 
 // decodeArgs reads checked arguments into a tool's input struct, a
@@ -68,10 +67,11 @@ func setPlain(f reflect.Value, raw []byte) bool {
 	}
 	switch f.Kind() {
 	case reflect.String:
-		if !plainString(raw) || !utf8.Valid(raw[1:len(raw)-1]) {
+		text, ok := plainText(raw)
+		if !ok {
 			return false // escapes to read, or bytes the decoder replaces
 		}
-		f.SetString(string(raw[1 : len(raw)-1]))
+		f.SetString(text)
 	case reflect.Bool:
 		switch string(raw) {
 		case "true":

@@ -155,6 +155,16 @@ func plainString(raw json.RawMessage) bool {
 	return len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0
 }
 
+// plainText is the text of raw, a string a JSON decoder read, when its
+// bytes are the text as they stand: a plainString in valid UTF-8 (a
+// decoder turns each invalid byte into U+FFFD).
+func plainText(raw []byte) (string, bool) {
+	if !plainString(raw) || !utf8.Valid(raw[1:len(raw)-1]) {
+		return "", false
+	}
+	return string(raw[1 : len(raw)-1]), true
+}
+
 func typeWords(t string) string {
 	switch t {
 	case "integer":
