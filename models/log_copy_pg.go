@@ -87,7 +87,8 @@ const drawRefusalIDs = `SELECT nextval(s.seq)
 	FROM (SELECT pg_get_serial_sequence('refusals', 'id')::regclass AS seq OFFSET 0) s, generate_series(1, $1)`
 
 // copyRefusals stores rows (normalised by InsertRefusals) with their
-// search text, refused hosts and counters, in one transaction. The IDs
+// search text and messages, refused hosts and counters, in one
+// transaction. The IDs
 // are drawn from the table's sequence first, in order, so the refusals
 // and their search text are two COPYs that agree on them.
 func (s *Store) copyRefusals(ctx context.Context, rows []Refusal) error {
@@ -117,8 +118,14 @@ func (s *Store) copyRefusals(ctx context.Context, rows []Refusal) error {
 		if err != nil {
 			return err
 		}
-		err = copyRows(ctx, tx, "refusal_texts", []string{"id", "text"}, len(rows), func(i int) []any {
-			return append(buf[:0], rows[i].ID, searchText(&rows[i]))
+		// The messages once each, the texts without them
+		// (refusal_messages.go).
+		msgIDs, err := recordMessages(ctx, tx, rows)
+		if err != nil {
+			return err
+		}
+		err = copyRows(ctx, tx, "refusal_texts", []string{"id", "text", "msg_id"}, len(rows), func(i int) []any {
+			return append(buf[:0], rows[i].ID, ownSearchText(&rows[i]), messageIDValue(msgIDs[i]))
 		})
 		if err != nil {
 			return err

@@ -59,6 +59,7 @@ var migrations = []migration{
 	{16, "a new agent token waits for its one view in the database, so any replica can show it", autoMigrate(&tokenView{})},
 	{17, "the refusal counters keep room on their pages on PostgreSQL, so adding to one does not add index entries", countersFillfactor},
 	{18, "on PostgreSQL the refusal log's ticket and integration indexes leave out the rows without one", partialTicketIndexes},
+	{19, "on PostgreSQL each refusal message is stored once, out of the search text's trigram index", refusalMessages},
 }
 
 // wouldRefuseLog is migration 10: refusals and would-be refusals name the

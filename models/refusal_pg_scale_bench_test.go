@@ -37,7 +37,7 @@ const scaleRuns = 100
 // (or a purged one) is seeded again.
 // (web's BenchmarkPGScalePurgePage runs on this seed and names the
 // version too: change both.)
-const scaleSeedVersion = "pg-scale-v2" // columns drawn by independent hashes
+const scaleSeedVersion = "pg-scale-v3" // columns drawn by independent hashes; messages stored once
 
 // scaleShape is where the seed puts its rows.
 type scaleShape struct {
@@ -176,6 +176,19 @@ func seedScale(target string, sh scaleShape) error {
 			return fmt.Errorf("%.80s…: %w", stmt, err)
 		}
 	}
+	// The search text as the log writer stores it: each message once,
+	// each row's text without it (refusal_messages.go). The backfill in
+	// fillDerived then finds every row's text there.
+	for _, stmt := range []string{
+		"INSERT INTO refusal_messages (text) SELECT DISTINCT LOWER(message) FROM refusals WHERE message <> ''",
+		`INSERT INTO refusal_texts (id, text, msg_id)
+			SELECT r.id, SUBSTR(LOWER(r.url || E'\n' || r.trigger_info), 1, ` + strconv.Itoa(maxSearchText) + `), m.id
+			FROM refusals r LEFT JOIN refusal_messages m ON m.text = LOWER(r.message)`,
+	} {
+		if err := db.Exec(stmt).Error; err != nil {
+			return fmt.Errorf("%.80s…: %w", stmt, err)
+		}
+	}
 	if err := fillDerived(s); err != nil {
 		return err
 	}
@@ -198,7 +211,7 @@ func seedScale(target string, sh scaleShape) error {
 		FROM generate_series(1::bigint, ` + strconv.FormatInt(sh.base/8, 10) + `) AS i`).Error; err != nil {
 		return err
 	}
-	for _, stmt := range []string{"VACUUM ANALYZE refusals", "VACUUM ANALYZE refusal_texts", "VACUUM ANALYZE refusal_hosts", "VACUUM ANALYZE refusal_counts", "VACUUM ANALYZE decisions",
+	for _, stmt := range []string{"VACUUM ANALYZE refusals", "VACUUM ANALYZE refusal_texts", "VACUUM ANALYZE refusal_messages", "VACUUM ANALYZE refusal_hosts", "VACUUM ANALYZE refusal_counts", "VACUUM ANALYZE decisions",
 		"CREATE TABLE scale_seed (version text NOT NULL)", "INSERT INTO scale_seed VALUES ('" + scaleSeedVersion + "')"} {
 		if err := db.Exec(stmt).Error; err != nil {
 			return fmt.Errorf("%s: %w", stmt, err)

@@ -71,6 +71,9 @@ func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, er
 	if err := s.purgeRefusalHosts(ctx); err != nil {
 		return fail(err)
 	}
+	if err := s.purgeRefusalMessages(ctx); err != nil {
+		return fail(err)
+	}
 	if err := s.reclaimSpace(ctx); err != nil {
 		return fail(err)
 	}

@@ -70,16 +70,26 @@ func textMatch(db *gorm.DB, words []string) (string, []any) {
 	}
 	words = longestFirst(words)
 	conds := make([]string, len(words))
-	args := make([]any, len(words))
+	args := make([]any, 0, 2*len(words))
 	for i, w := range words {
-		conds[i] = `strpos(t.text, ?) > 0`
-		args[i] = w
+		// The text's own part, or its message (m: textSource).
+		conds[i] = `(strpos(t.text, ?) > 0 OR strpos(m.text, ?) > 0)`
+		args = append(args, w, w)
 	}
 	return strings.Join(conds, " AND "), args
 }
 
-// likeMatch is textMatch as LIKE conditions: SQLite's, and the form the
-// trigram index serves.
+// textSource is what textMatch's condition reads: the search texts as t
+// and, on PostgreSQL, their messages as m (refusal_messages.go), NULL
+// for a text that holds its message itself.
+func textSource(db *gorm.DB) string {
+	if isPostgres(db) {
+		return "refusal_texts AS t LEFT JOIN refusal_messages AS m ON m.id = t.msg_id"
+	}
+	return "refusal_texts AS t"
+}
+
+// likeMatch is textMatch as LIKE conditions: SQLite's.
 func likeMatch(words []string) (string, []any) {
 	words = longestFirst(words)
 	conds := make([]string, len(words))
@@ -109,7 +119,7 @@ func (q RefusalQuery) searchFilter(db *gorm.DB) (*gorm.DB, error) {
 		return db, nil
 	}
 	cond, args := textMatch(db, words)
-	return db.Where("EXISTS (SELECT 1 FROM refusal_texts t WHERE t.id = refusals.id AND "+cond+")", args...), nil
+	return db.Where("EXISTS (SELECT 1 FROM "+textSource(db)+" WHERE t.id = refusals.id AND "+cond+")", args...), nil
 }
 
 // onlySearch reports whether the search is q's only filter, when the
@@ -129,7 +139,7 @@ func (q RefusalQuery) textIDs(db *gorm.DB, low, top int64, n int) ([]int64, erro
 	}
 	cond, args := textMatch(db, words)
 	var ids []int64
-	err = db.Table("refusal_texts AS t").Where("t.id >= ? AND t.id < ?", low, top).Where(cond, args...).
+	err = db.Table(textSource(db)).Where("t.id >= ? AND t.id < ?", low, top).Where(cond, args...).
 		Order("t.id DESC").Limit(n).Pluck("t.id", &ids).Error
 	return ids, err
 }

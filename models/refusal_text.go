@@ -14,6 +14,11 @@ import (
 // (about 550) is what keeps a page of a search within its time. The text
 // is lower-cased here, in Go, so LIKE never has to fold case: the same
 // query is exact on SQLite and PostgreSQL.
+//
+// On PostgreSQL the log writer's rows leave the message out of the text
+// and name it in a msg_id column instead (refusal_messages.go); rows of
+// the multi-row path and the backfill below hold it inline, which the
+// search reads as well.
 type refusalText struct {
 	ID   int64  `gorm:"primaryKey;autoIncrement:false"`
 	Text string `gorm:"not null;default:''"`
@@ -26,8 +31,17 @@ const maxSearchText = 1024
 
 // searchText is what a search looks in: the URL, the redirect chain, the
 // message and the trigger, lower-cased and capped.
-func searchText(r *Refusal) string {
-	n := len(r.URL) + len(r.Message) + len(r.Trigger) + 2
+func searchText(r *Refusal) string { return joinSearchText(r, true) }
+
+// ownSearchText is searchText without the message: what a refusal_texts
+// row holds when its message is stored in refusal_messages.
+func ownSearchText(r *Refusal) string { return joinSearchText(r, false) }
+
+func joinSearchText(r *Refusal, withMessage bool) string {
+	n := len(r.URL) + len(r.Trigger) + 1
+	if withMessage {
+		n += len(r.Message) + 1
+	}
 	for _, u := range r.Redirects {
 		n += 1 + len(u)
 	}
@@ -38,11 +52,18 @@ func searchText(r *Refusal) string {
 		b.WriteByte('\n')
 		b.WriteString(u)
 	}
-	b.WriteByte('\n')
-	b.WriteString(r.Message)
+	if withMessage {
+		b.WriteByte('\n')
+		b.WriteString(r.Message)
+	}
 	b.WriteByte('\n')
 	b.WriteString(r.Trigger)
-	s := strings.ToLower(b.String())
+	return capSearchText(strings.ToLower(b.String()))
+}
+
+// capSearchText cuts s to maxSearchText bytes, and the character cut in
+// two with them.
+func capSearchText(s string) string {
 	if len(s) > maxSearchText {
 		s = strings.ToValidUTF8(s[:maxSearchText], "")
 	}

@@ -174,7 +174,7 @@ func BenchmarkPGScalePurgePage(b *testing.B) {
 
 // pgScaleSeedVersion is models' scaleSeedVersion, the seed's shape this
 // benchmark was written for (flooded last day, a base of 90 days).
-const pgScaleSeedVersion = "pg-scale-v2"
+const pgScaleSeedVersion = "pg-scale-v3"
 
 // pgScaleSchema is the DSN of models' seeded scale schema for rows
 // refusals, skipping when it is not seeded (or spent by a purge).

@@ -1,0 +1,217 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// On PostgreSQL the log writer stores each message once and the search
+// text without it; rows written with the message inline (the multi-row
+// path, rows from before migration 19) stay as they are. A search finds
+// a word in either part of either form, through the window and through
+// the trigram indexes alike, alone and with another filter. On SQLite
+// the text keeps its message.
+func TestMessagesAreStoredOnceAndSearched(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		defer func(n, f, m int64) { pgScanRows, pgFirstWindow, trigramMaxRows = n, f, m }(pgScanRows, pgFirstWindow, trigramMaxRows)
+		// Windows far smaller than the log: a page that finds rows far
+		// below its window found them through the trigram indexes.
+		pgScanRows, pgFirstWindow = 20, 10
+		messages := []string{"Refused: Alpha one", "Refused: beta TWO", "Refused: gamma Ünïcode", ""}
+		base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+		row := func(i int, msg string) Refusal {
+			return Refusal{Time: base.Add(time.Duration(i) * time.Minute), Code: []string{"bad_port", "not_allowlisted"}[i%2],
+				URL: fmt.Sprintf("https://h%d.example/p/%d", i%5, i), Message: msg, Trigger: "email"}
+		}
+		var first, second []Refusal
+		for i := range 150 {
+			msg := messages[i%len(messages)]
+			if i == 2 || i == 5 {
+				msg = "Refused: epsilon, deep down" // only far below every window
+			}
+			first = append(first, row(i, msg))
+		}
+		for i := 150; i < 200; i++ {
+			second = append(second, row(i, []string{messages[i%2], "Refused: delta"}[i%3/2]))
+		}
+		for _, batch := range [][]Refusal{first, second} {
+			if err := s.InsertRefusals(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Rows with the message in their text, as the multi-row path and
+		// older releases write them.
+		legacy := []Refusal{row(200, "Refused: alpha, the LEGACY way"), row(201, "Refused: epsilon, deep down")}
+		if err := s.insertRefusalRows(ctx, legacy); err != nil {
+			t.Fatal(err)
+		}
+
+		type text struct {
+			ID    int64
+			Text  string
+			MsgID *int64
+		}
+		var texts []text
+		if testOnPostgres(t) {
+			if err := s.r.Raw("SELECT id, text, msg_id FROM refusal_texts ORDER BY id").Scan(&texts).Error; err != nil {
+				t.Fatal(err)
+			}
+			var stored []string
+			if err := s.r.Raw("SELECT text FROM refusal_messages ORDER BY text").Scan(&stored).Error; err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"refused: alpha one", "refused: beta two", "refused: delta", "refused: epsilon, deep down", "refused: gamma ünïcode"}
+			if !slices.Equal(stored, want) {
+				t.Fatalf("messages stored %q, want each once: %q", stored, want)
+			}
+		} else if err := s.r.Raw("SELECT id, text FROM refusal_texts ORDER BY id").Scan(&texts).Error; err != nil {
+			t.Fatal(err)
+		}
+		var all []Refusal
+		if err := s.r.Order("id").Find(&all).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(texts) != len(all) || len(all) != len(first)+len(second)+len(legacy) {
+			t.Fatalf("%d search texts for %d refusals", len(texts), len(all))
+		}
+		for i, r := range all {
+			inline := !testOnPostgres(t) || i >= len(first)+len(second) || r.Message == ""
+			if got := texts[i].MsgID != nil; got == inline || strings.Contains(texts[i].Text, "refused") != (inline && r.Message != "") {
+				t.Fatalf("refusal %d (message %q): text %q, message ID %v; want the message inline: %v", r.ID, r.Message, texts[i].Text, got, inline)
+			}
+		}
+
+		slices.Reverse(all) // newest first, as pages list them
+		for _, maxRows := range []int64{1000, 2} {
+			trigramMaxRows = maxRows
+			s.searches = searchMemo{}
+			for _, search := range []string{"epsilon", "ALPHA", "alpha h3.example", "ünïcode /p/1", "legacy", "delta email", "refused", "refused: beta", "no-such-word"} {
+				words, _ := SearchWords(search)
+				for _, q := range []RefusalQuery{{Search: search}, {Search: search, Code: "bad_port"}} {
+					var want []int64
+					for _, r := range all {
+						ok := q.Code == "" || r.Code == q.Code
+						for _, w := range words {
+							ok = ok && strings.Contains(searchText(&r), w)
+						}
+						if ok {
+							want = append(want, r.ID)
+						}
+					}
+					q.Limit = 7
+					if got := pagedIDs(t, s, q); !slices.Equal(got, want) {
+						t.Errorf("%q code %q (index limit %d): got %v, want %v", search, q.Code, maxRows, got, want)
+					}
+				}
+			}
+		}
+		if !testOnPostgres(t) {
+			return
+		}
+		// A rare message word, far below the first window, is answered
+		// by the indexes: on the first page, to the end of the log.
+		trigramMaxRows = 1000
+		s.searches = searchMemo{}
+		got, next, err := s.ListRefusals(ctx, RefusalQuery{Search: "epsilon"})
+		if err != nil || len(got) != 3 || next != 0 {
+			t.Fatalf("a rare message word: %d rows, next %d, %v; want its 3 rows and the end on the first page", len(got), next, err)
+		}
+	})
+}
+
+// The trigram lookup of a word in messages reaches the rows through the
+// text's trigram index and the index of message IDs, in one bitmap: a
+// plan that read the table would take seconds at ten million rows,
+// cancelled at its budget every time.
+func TestTrigramLookupOfAMessageWordUsesTheIndexes(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		if !testOnPostgres(t) {
+			t.Skip("the messages table and the trigram indexes are PostgreSQL's")
+		}
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		// Enough other rows that reading the ID range costs the planner
+		// more than the indexes, as on a real log.
+		rows := []Refusal{{URL: "https://xylophone.test/", Message: "Refused: needle"}}
+		for i := range 20_000 {
+			rows = append(rows, Refusal{URL: fmt.Sprintf("https://h%d.example.org/p/%d", i%500, i), Message: fmt.Sprintf("Refused: filler %d", i%50)})
+		}
+		if err := s.InsertRefusals(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+		// VACUUM moves the trigram index's pending entries into the index
+		// proper, as autovacuum does on a live log: the planner costs a
+		// long pending list as a reason not to use the index.
+		for _, table := range []string{"refusal_texts", "refusal_messages"} {
+			if err := s.w.Exec("VACUUM ANALYZE " + table).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		var plan []string
+		err := s.w.Transaction(func(tx *gorm.DB) error {
+			if err := tx.Exec("SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off").Error; err != nil {
+				return err
+			}
+			cond, args, err := trigramMatch(tx, []string{"needle"})
+			if err != nil {
+				return err
+			}
+			return tx.Raw("EXPLAIN SELECT t.id FROM refusal_texts AS t WHERE t.id < 100000 AND "+cond, args...).Scan(&plan).Error
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(plan, "\n")
+		for _, want := range []string{"BitmapOr", "idx_refusal_texts_trgm", "idx_refusal_texts_msg"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the plan does not use %s:\n%s", want, text)
+			}
+		}
+		if strings.Contains(text, "Seq Scan") {
+			t.Errorf("the plan reads a table:\n%s", text)
+		}
+	})
+}
+
+// A purge removes the messages only purged refusals had, and keeps those
+// a refusal left still names.
+func TestPurgeRemovesTheMessagesNoRefusalNames(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		if !testOnPostgres(t) {
+			t.Skip("SQLite keeps each message in its refusal's text")
+		}
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		old := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		rows := []Refusal{
+			{Time: old, URL: "https://a.example/", Message: "Only old"},
+			{Time: old, URL: "https://b.example/", Message: "Old and new"},
+			{URL: "https://c.example/", Message: "Old and new"},
+			{URL: "https://d.example/", Message: "Only new"},
+		}
+		if err := s.InsertRefusals(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.PurgeRefusalsBefore(ctx, old.Add(time.Hour)); err != nil || n != 2 {
+			t.Fatalf("purge: %d %v, want 2 rows", n, err)
+		}
+		var left []string
+		if err := s.r.Raw("SELECT text FROM refusal_messages ORDER BY text").Scan(&left).Error; err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"old and new", "only new"}; !slices.Equal(left, want) {
+			t.Fatalf("messages after the purge: %q, want %q", left, want)
+		}
+		got, _, err := s.ListRefusals(ctx, RefusalQuery{Search: "old"})
+		if err != nil || len(got) != 1 || got[0].URL != "https://c.example/" {
+			t.Fatalf("search after the purge: %v %+v", err, got)
+		}
+	})
+}
