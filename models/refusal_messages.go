@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -129,18 +130,19 @@ func refusalMessages(tx *gorm.DB, e engine) error {
 		}
 	}
 	// The trigram index, where pg_trgm is there (migration 12 created it
-	// if it could); a savepoint, so that without it the rest commits.
-	var schema string
-	if err := tx.Raw("SELECT COALESCE((SELECT quote_ident(extnamespace::regnamespace::text) FROM pg_extension WHERE extname = 'pg_trgm'), '')").Scan(&schema).Error; err != nil {
-		return err
-	}
-	if schema == "" {
-		slog.Warn("the refusal messages have no trigram index, as the search text has none (pg_trgm is missing): see docs/USER-GUIDE.md, The refusal log at ten million rows on PostgreSQL")
-		return nil
-	}
-	stmt := "CREATE INDEX IF NOT EXISTS idx_refusal_messages_trgm ON refusal_messages USING gin (text " + schema + ".gin_trgm_ops)"
-	if err := tx.Exec(stmt).Error; err != nil {
-		return fmt.Errorf("%s: %w", stmt, err)
+	// if it could), in a savepoint: without it the rest commits, and the
+	// search reads each word's messages without their index.
+	err := tx.Transaction(func(tx *gorm.DB) error {
+		schema, err := trigramSchema(tx)
+		if err != nil || schema == "" {
+			return errors.Join(err, errors.New("pg_trgm is not installed"))
+		}
+		return tx.Exec("CREATE INDEX IF NOT EXISTS idx_refusal_messages_trgm ON refusal_messages USING gin (text " + schema + ".gin_trgm_ops)").Error
+	})
+	if err != nil {
+		slog.Warn("the refusal messages have no trigram index: a search looks for its words in every message; "+
+			"let the database owner run CREATE EXTENSION pg_trgm and create the indexes docs/USER-GUIDE.md names (The refusal log at ten million rows on PostgreSQL)",
+			"err", err)
 	}
 	return nil
 }

@@ -54,6 +54,17 @@ func createTrigramExtension(tx *gorm.DB) error {
 	return err
 }
 
+// trigramSchema names the schema pg_trgm lives in, as SQL (quoted where
+// it must be: regnamespace's text form already is), or "" without the
+// extension. It lives in the schema it was first created in, which need
+// not be on this database's search path, so its operator classes are
+// named with it.
+func trigramSchema(tx *gorm.DB) (string, error) {
+	var schema string
+	err := tx.Raw("SELECT COALESCE((SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'), '')").Scan(&schema).Error
+	return schema, err
+}
+
 // refusalScaleIndexes is migration 12. On SQLite it does nothing: the
 // rowid already gives SQLite's indexes that order. On an existing large
 // log it builds each index in one pass (about a minute per index at ten
@@ -80,10 +91,8 @@ func refusalScaleIndexes(tx *gorm.DB, e engine) error {
 		if err := createTrigramExtension(tx); err != nil {
 			return err
 		}
-		// The extension lives in the schema it was first created in,
-		// which need not be on this database's search path: name it.
-		var schema string
-		if err := tx.Raw("SELECT quote_ident(extnamespace::regnamespace::text) FROM pg_extension WHERE extname = 'pg_trgm'").Scan(&schema).Error; err != nil {
+		schema, err := trigramSchema(tx)
+		if err != nil {
 			return err
 		}
 		for _, stmt := range []string{

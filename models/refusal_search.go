@@ -13,8 +13,10 @@ import (
 // appear, in any case, in the URL, the redirect chain, the message or the
 // trigger. That text is kept lower-cased (by Go) in refusal_texts
 // (refusal_text.go) and the words are lower-cased the same way, so LIKE
-// never folds case: no reliance on SQLite's case-insensitive LIKE, and
-// the same query on PostgreSQL (where a pg_trgm index can serve it).
+// never folds case: no reliance on SQLite's case-insensitive LIKE. On
+// PostgreSQL the log writer stores each message once, apart
+// (refusal_messages.go), a word matches the text or its message
+// (refusal_messages_search.go), and a pg_trgm index can serve it.
 //
 // A word found anywhere in a text cannot be answered from an ordinary
 // index, so a search without a ticket reads rows. To keep every page
@@ -56,37 +58,28 @@ func SearchWords(search string) ([]string, error) {
 	return words, nil
 }
 
-// textMatch is the condition that a refusal_texts row holds every word,
-// for a read of rows (a window, or the rows other filters chose). On
-// PostgreSQL it is written with strpos, which no index serves: as LIKE,
-// the planner took a rare-looking word to the trigram index, which can
-// take seconds for one (refusal_search_pg.go) and is only asked within a
-// budget. The longest word, likely the rarest, is tried first: most rows
-// then fail on one test instead of two ("refused bad_port" tried
-// "refused", in every row, first).
-func textMatch(db *gorm.DB, words []string) (string, []any) {
+// textMatch is the condition that a refusal_texts row (t) holds every
+// word, for a read of rows (a window, or the rows other filters chose).
+// On PostgreSQL a word may also be in the row's message, stored apart
+// (pgTextMatch, refusal_messages_search.go), and the condition is written
+// with strpos, which no index serves: as LIKE, the planner took a
+// rare-looking word to the trigram index, which can take seconds for one
+// (refusal_search_pg.go) and is only asked within a budget. The longest
+// word, likely the rarest, is tried first: most rows then fail on one
+// test instead of two ("refused bad_port" tried "refused", in every row,
+// first).
+func textMatch(db *gorm.DB, words []string) (string, []any, error) {
 	if !isPostgres(db) {
-		return likeMatch(words)
+		cond, args := likeMatch(words)
+		return cond, args, nil
 	}
 	words = longestFirst(words)
-	conds := make([]string, len(words))
-	args := make([]any, 0, 2*len(words))
-	for i, w := range words {
-		// The text's own part, or its message (m: textSource).
-		conds[i] = `(strpos(t.text, ?) > 0 OR strpos(m.text, ?) > 0)`
-		args = append(args, w, w)
+	msgs, err := wordMessages(db, words)
+	if err != nil {
+		return "", nil, err
 	}
-	return strings.Join(conds, " AND "), args
-}
-
-// textSource is what textMatch's condition reads: the search texts as t
-// and, on PostgreSQL, their messages as m (refusal_messages.go), NULL
-// for a text that holds its message itself.
-func textSource(db *gorm.DB) string {
-	if isPostgres(db) {
-		return "refusal_texts AS t LEFT JOIN refusal_messages AS m ON m.id = t.msg_id"
-	}
-	return "refusal_texts AS t"
+	cond, args := pgTextMatch(words, msgs, false)
+	return cond, args, nil
 }
 
 // likeMatch is textMatch as LIKE conditions: SQLite's.
@@ -118,8 +111,11 @@ func (q RefusalQuery) searchFilter(db *gorm.DB) (*gorm.DB, error) {
 	if len(words) == 0 {
 		return db, nil
 	}
-	cond, args := textMatch(db, words)
-	return db.Where("EXISTS (SELECT 1 FROM "+textSource(db)+" WHERE t.id = refusals.id AND "+cond+")", args...), nil
+	cond, args, err := textMatch(db, words)
+	if err != nil {
+		return nil, err
+	}
+	return db.Where("EXISTS (SELECT 1 FROM refusal_texts t WHERE t.id = refusals.id AND "+cond+")", args...), nil
 }
 
 // onlySearch reports whether the search is q's only filter, when the
@@ -137,9 +133,12 @@ func (q RefusalQuery) textIDs(db *gorm.DB, low, top int64, n int) ([]int64, erro
 	if err != nil {
 		return nil, err
 	}
-	cond, args := textMatch(db, words)
+	cond, args, err := textMatch(db, words)
+	if err != nil {
+		return nil, err
+	}
 	var ids []int64
-	err = db.Table(textSource(db)).Where("t.id >= ? AND t.id < ?", low, top).Where(cond, args...).
+	err = db.Table("refusal_texts AS t").Where("t.id >= ? AND t.id < ?", low, top).Where(cond, args...).
 		Order("t.id DESC").Limit(n).Pluck("t.id", &ids).Error
 	return ids, err
 }

@@ -106,7 +106,14 @@ func (q RefusalQuery) trigramIDs(db *gorm.DB, low, top int64, n int) (ids []int6
 	if err := db.Raw("SELECT to_regclass('idx_refusal_texts_trgm') IS NOT NULL").Scan(&indexed).Error; err != nil || !indexed {
 		return nil, false, err
 	}
-	found, err := trigramLookup(db, func(tx *gorm.DB) (string, []any, error) { return trigramMatch(tx, words) }, low, top)
+	// In their own order: the memo knows the words in the search's.
+	ordered := longestFirst(words)
+	msgs, err := wordMessages(db, ordered)
+	if err != nil {
+		return nil, false, err
+	}
+	cond, args := pgTextMatch(ordered, msgs, true)
+	found, err := trigramLookup(db, cond, args, low, top)
 	if errors.Is(err, errTrigramTooSlow) || (err == nil && found == nil) {
 		q.memo.remember(words)
 		return nil, false, nil
@@ -125,67 +132,21 @@ func (q RefusalQuery) trigramIDs(db *gorm.DB, low, top int64, n int) (ids []int6
 	return ids, err == nil, err
 }
 
-// trigramMatch is the condition that a refusal_texts row (t) holds every
-// word, as the trigram indexes serve it: a word is in the row's own text
-// (its index), or in its message (refusal_messages.go). The messages
-// holding each word are looked up first, in their own trigram index, and
-// the condition names their IDs, which the index of message IDs leads to
-// rows: the planner estimates those rows from the IDs' statistics, and
-// joins the two sides of each word, and the words, in bitmaps. (Left in
-// a subquery, the IDs were unknown to the planner, which guessed them too
-// many and read the whole ID range instead.) A word in more than
-// trigramMaxRows messages gives errTooManyMessages: the rows would be
-// more than the page may take from the index.
-func trigramMatch(tx *gorm.DB, words []string) (string, []any, error) {
-	words = longestFirst(words)
-	conds := make([]string, len(words))
-	args := make([]any, 0, 2*len(words))
-	for i, w := range words {
-		like := "%" + escapeLike(w) + "%"
-		var msgs []int64
-		err := tx.Table("refusal_messages").Where(`text LIKE ? ESCAPE '\'`, like).Limit(int(trigramMaxRows)+1).Pluck("id", &msgs).Error
-		if err != nil {
-			return "", nil, err
-		}
-		switch {
-		case int64(len(msgs)) > trigramMaxRows:
-			return "", nil, errTooManyMessages
-		case len(msgs) == 0:
-			conds[i] = `t.text LIKE ? ESCAPE '\'`
-			args = append(args, like)
-		default:
-			conds[i] = `(t.text LIKE ? ESCAPE '\' OR t.msg_id IN ?)`
-			args = append(args, like, msgs)
-		}
-	}
-	return strings.Join(conds, " AND "), args, nil
-}
-
-// errTooManyMessages says a word is in more messages than the trigram
-// lookup may return rows.
-var errTooManyMessages = errors.New("models: a word of the search is in too many messages")
-
 // errTrigramTooSlow says the trigram index did not answer within
 // trigramBudget.
 var errTrigramTooSlow = errors.New("models: the trigram index took too long")
 
-// trigramLookup returns the IDs in [low, top) whose text matches the
-// condition match makes (trigramMatch), through the trigram index, in no
-// order: nil (not empty) when there are more than trigramMaxRows,
-// errTrigramTooSlow past trigramBudget (which match's own lookups count
-// towards). It runs
+// trigramLookup returns the IDs in [low, top) whose text matches cond,
+// through the trigram index, in no order: nil (not empty) when there are
+// more than trigramMaxRows, errTrigramTooSlow past trigramBudget. It runs
 // in a savepoint of serialOnPostgres's transaction, which PostgreSQL's
 // cancellation at the budget aborts, with only bitmap scans left to the
 // planner (of the index, of the primary key's range, or both): left to
 // choose, it walked the primary key through the whole range, estimating
 // the words' rows from a histogram of a hundred texts.
-func trigramLookup(db *gorm.DB, match func(tx *gorm.DB) (string, []any, error), low, top int64) (ids []int64, err error) {
+func trigramLookup(db *gorm.DB, cond string, args []any, low, top int64) (ids []int64, err error) {
 	err = db.Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec("SET LOCAL statement_timeout = '" + trigramBudget.String() + "'; SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off").Error; err != nil {
-			return err
-		}
-		cond, args, err := match(tx)
-		if err != nil {
 			return err
 		}
 		query := tx.Table("refusal_texts AS t").Where("t.id < ?", top)
@@ -204,9 +165,6 @@ func trigramLookup(db *gorm.DB, match func(tx *gorm.DB) (string, []any, error), 
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
 		return nil, errTrigramTooSlow
-	}
-	if errors.Is(err, errTooManyMessages) {
-		return nil, nil
 	}
 	if err != nil {
 		return nil, err
