@@ -88,9 +88,9 @@ const drawRefusalIDs = `SELECT nextval(s.seq)
 
 // copyRefusals stores rows (normalised by InsertRefusals) with their
 // search text and messages, refused hosts and counters, in one
-// transaction. The IDs
-// are drawn from the table's sequence first, in order, so the refusals
-// and their search text are two COPYs that agree on them.
+// transaction. The IDs are drawn from the table's sequence first, in
+// order, so the refusals and their search text are two COPYs that agree
+// on them.
 func (s *Store) copyRefusals(ctx context.Context, rows []Refusal) error {
 	return s.pgWrite(ctx, func(tx pgx.Tx) error {
 		res, err := tx.Query(ctx, drawRefusalIDs, len(rows))

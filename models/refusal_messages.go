@@ -44,31 +44,29 @@ func messageText(r *Refusal) string {
 	return capSearchText(strings.ToLower(r.Message))
 }
 
-// recordMessagesQuery stores the messages of $1 not stored yet and
-// returns the ID of each. The main query does not see the rows its WITH
-// inserts (one snapshot for the statement), so each message comes back
-// exactly once: from the insert when new, from the table otherwise. The
-// write lock keeps any other writer from inserting one meanwhile.
-const recordMessagesQuery = `WITH m AS (SELECT DISTINCT unnest($1::text[]) AS text),
-	ins AS (INSERT INTO refusal_messages (text) SELECT text FROM m ORDER BY text ON CONFLICT (text) DO NOTHING RETURNING id, text)
-SELECT id, text FROM ins
-UNION ALL
-SELECT r.id, r.text FROM refusal_messages r JOIN m ON r.text = m.text`
+// findMessagesQuery returns the ID and text of each message of $1
+// stored already; insertMessagesQuery stores those of $1 (none stored
+// yet) and returns the same. Most batches repeat messages the log holds,
+// and then the first is all the batch runs: an insert that skips a
+// stored message still looks it up and draws an ID for it first.
+const (
+	findMessagesQuery   = `SELECT id, text FROM refusal_messages WHERE text = ANY($1::text[])`
+	insertMessagesQuery = `INSERT INTO refusal_messages (text) SELECT DISTINCT unnest($1::text[]) ORDER BY 1 ON CONFLICT (text) DO NOTHING RETURNING id, text`
+)
 
-// recordMessages stores the distinct messages of rows and returns, for
-// each row, its message's ID (0 for a row without a message), inside
-// the writer's transaction.
+// recordMessages stores the distinct messages of rows not stored yet and
+// returns, for each row, its message's ID (0 for a row without a
+// message), inside the writer's transaction. Under the write lock no
+// other writer stores a message meanwhile, so what the first query does
+// not find, the insert stores.
 func recordMessages(ctx context.Context, tx pgx.Tx, rows []Refusal) ([]int64, error) {
 	texts := make([]string, len(rows))
+	byText := make(map[string]int64)
 	var distinct []string
-	seen := make(map[string]struct{})
 	for i := range rows {
 		texts[i] = messageText(&rows[i])
-		if texts[i] == "" {
-			continue
-		}
-		if _, ok := seen[texts[i]]; !ok {
-			seen[texts[i]] = struct{}{}
+		if _, ok := byText[texts[i]]; !ok && texts[i] != "" {
+			byText[texts[i]] = 0
 			distinct = append(distinct, texts[i])
 		}
 	}
@@ -76,26 +74,39 @@ func recordMessages(ctx context.Context, tx pgx.Tx, rows []Refusal) ([]int64, er
 	if len(distinct) == 0 {
 		return ids, nil
 	}
-	res, err := tx.Query(ctx, recordMessagesQuery, distinct)
-	if err != nil {
-		return nil, fmt.Errorf("storing %d refusal messages: %w", len(distinct), err)
+	collect := func(query string, args []string) error {
+		res, err := tx.Query(ctx, query, args)
+		if err != nil {
+			return err
+		}
+		var id int64
+		var text string
+		_, err = pgx.ForEachRow(res, []any{&id, &text}, func() error {
+			byText[text] = id
+			return nil
+		})
+		return err
 	}
-	byText := make(map[string]int64, len(distinct))
-	var id int64
-	var text string
-	_, err = pgx.ForEachRow(res, []any{&id, &text}, func() error {
-		byText[text] = id
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("storing %d refusal messages: %w", len(distinct), err)
+	if err := collect(findMessagesQuery, distinct); err != nil {
+		return nil, fmt.Errorf("finding %d refusal messages: %w", len(distinct), err)
+	}
+	var missing []string
+	for _, t := range distinct {
+		if byText[t] == 0 {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 {
+		if err := collect(insertMessagesQuery, missing); err != nil {
+			return nil, fmt.Errorf("storing %d refusal messages: %w", len(missing), err)
+		}
 	}
 	for i, t := range texts {
 		if t == "" {
 			continue
 		}
 		if ids[i] = byText[t]; ids[i] == 0 {
-			return nil, fmt.Errorf("storing %d refusal messages gave no ID for %.60q", len(distinct), t)
+			return nil, fmt.Errorf("storing %d refusal messages gave no ID for %.60q", len(missing), t)
 		}
 	}
 	return ids, nil
