@@ -48,9 +48,12 @@ func messageText(r *Refusal) string {
 // stored already; insertMessagesQuery stores those of $1 (none stored
 // yet) and returns the same. Most batches repeat messages the log holds,
 // and then the first is all the batch runs: an insert that skips a
-// stored message still looks it up and draws an ID for it first.
+// stored message still looks it up and draws an ID for it first. The
+// texts are joined, not tested with = ANY($1): PostgreSQL compared every
+// stored message with every text of the array (its CPU a refusal went
+// from 57 to 120-190 µs).
 const (
-	findMessagesQuery   = `SELECT id, text FROM refusal_messages WHERE text = ANY($1::text[])`
+	findMessagesQuery   = `SELECT m.id, m.text FROM unnest($1::text[]) AS u(text) JOIN refusal_messages m ON m.text = u.text`
 	insertMessagesQuery = `INSERT INTO refusal_messages (text) SELECT DISTINCT unnest($1::text[]) ORDER BY 1 ON CONFLICT (text) DO NOTHING RETURNING id, text`
 )
 
