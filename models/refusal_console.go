@@ -25,6 +25,7 @@ func (s *Store) ListRefusalsAfter(ctx context.Context, q RefusalQuery, afterID i
 		return nil, false, err
 	}
 	db := s.r.WithContext(ctx)
+	q.memo, q.lookup = &s.searches, &wordLookup{}
 	q, none, err := q.resolveHosts(db)
 	if err != nil || none {
 		return nil, false, err

@@ -1,7 +1,9 @@
 package models
 
 import (
+	"database/sql"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +27,16 @@ import (
 // in more than maxWordMessages messages, or a lookup past its budget: a
 // log whose messages are mostly unique, say each holding its own invalid
 // URL), the condition reads each row's message by its ID, which is always
-// right and costs a lookup per row.
+// right and costs a lookup per row; the store then remembers the search
+// for a while (searchMemo) and its next pages do that at once.
+//
+// The lookup runs once a page (wordLookup), in its own statement: a
+// message first stored after it, by a batch committed before the page's
+// next statement, is not in its lists. Message IDs only grow (the writer
+// stores them under the write lock, in ID order), so the condition also
+// reads the message of every row whose message ID is above the highest
+// the lookup saw: those rows are found too, at the cost of one lookup
+// each, for the few rows written meanwhile.
 
 // maxWordMessages is how many message IDs a word's condition names at
 // most; a word in more messages is matched by reading each row's message.
@@ -36,24 +47,70 @@ var maxWordMessages = 10_000
 // take before the search reads each row's message instead.
 const messageLookupBudget = 25 * time.Millisecond
 
-// wordMessages returns, for each word, the IDs of the messages that hold
-// it: empty when none does, nil when it cannot say (more than
-// maxWordMessages, or past messageLookupBudget). It runs in a savepoint,
-// which PostgreSQL's cancellation at the budget aborts.
-func wordMessages(db *gorm.DB, words []string) ([][]int64, error) {
-	msgs := make([][]int64, len(words))
-	if len(words) == 0 {
-		return msgs, nil
+// messageMatches is what a lookup found: for each word, the IDs of the
+// messages that hold it (empty when none does, nil when the lookup
+// cannot say), and the highest message ID it saw.
+type messageMatches struct {
+	ids   [][]int64
+	maxID int64
+}
+
+// indexable reports whether the trigram index can serve at least one
+// word: a word matched by reading each row's message cannot be.
+func (m messageMatches) indexable() bool {
+	return slices.ContainsFunc(m.ids, func(ids []int64) bool { return ids != nil })
+}
+
+// wordLookup keeps a page's lookup for its later statements.
+type wordLookup struct {
+	words []string
+	found messageMatches
+}
+
+// wordMessages returns the messages holding each of words (longest
+// first, as the condition tests them): the page's lookup when it made
+// one for the same words, nothing when the store remembers that the
+// lookup gave up on them, and a new lookup otherwise.
+func (q RefusalQuery) wordMessages(db *gorm.DB, words []string) (messageMatches, error) {
+	if q.lookup != nil && q.lookup.words != nil && slices.Equal(q.lookup.words, words) {
+		return q.lookup.found, nil
 	}
-	parts := make([]string, len(words))
+	key := append([]string{"\x00messages"}, words...) // apart from the trigram index's
+	found := messageMatches{ids: make([][]int64, len(words))}
+	if !q.memo.slowFor(key) {
+		var slow bool
+		var err error
+		if found, slow, err = lookupWordMessages(db, words); err != nil {
+			return messageMatches{}, err
+		}
+		if slow {
+			q.memo.remember(key)
+		}
+	}
+	if q.lookup != nil {
+		*q.lookup = wordLookup{words: slices.Clone(words), found: found}
+	}
+	return found, nil
+}
+
+// lookupWordMessages looks up the messages holding each word, in one
+// statement within messageLookupBudget; slow reports that it gave up on
+// a word (more than maxWordMessages messages, or past the budget, which
+// gives up on every word). It runs in a read-only transaction (a
+// savepoint inside the page's), which takes no write lock and which
+// PostgreSQL's cancellation at the budget aborts.
+func lookupWordMessages(db *gorm.DB, words []string) (found messageMatches, slow bool, err error) {
+	found.ids = make([][]int64, len(words))
+	parts := make([]string, 0, len(words)+1)
 	args := make([]any, len(words))
 	for i, w := range words {
-		msgs[i] = []int64{}
+		found.ids[i] = []int64{}
 		// i is an index, never input.
-		parts[i] = "(SELECT " + strconv.Itoa(i) + " AS i, id FROM refusal_messages WHERE text LIKE ? ESCAPE '\\' LIMIT " + strconv.Itoa(maxWordMessages+1) + ")"
+		parts = append(parts, "(SELECT "+strconv.Itoa(i)+" AS i, id FROM refusal_messages WHERE text LIKE ? ESCAPE '\\' LIMIT "+strconv.Itoa(maxWordMessages+1)+")")
 		args[i] = "%" + escapeLike(w) + "%"
 	}
-	err := db.Transaction(func(tx *gorm.DB) error {
+	parts = append(parts, "(SELECT -1, COALESCE(MAX(id), 0) FROM refusal_messages)")
+	err = db.Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec("SET LOCAL statement_timeout = '" + messageLookupBudget.String() + "'").Error; err != nil {
 			return err
 		}
@@ -68,50 +125,55 @@ func wordMessages(db *gorm.DB, words []string) ([][]int64, error) {
 			if err := rows.Scan(&i, &id); err != nil {
 				return err
 			}
-			if msgs[i] != nil {
-				msgs[i] = append(msgs[i], id)
-			}
-			if len(msgs[i]) > maxWordMessages {
-				msgs[i] = nil
+			switch {
+			case i < 0:
+				found.maxID = id
+			case found.ids[i] == nil:
+			case len(found.ids[i]) == maxWordMessages:
+				found.ids[i], slow = nil, true
+			default:
+				found.ids[i] = append(found.ids[i], id)
 			}
 		}
 		if err := rows.Err(); err != nil {
 			return err
 		}
 		return tx.Exec("SET LOCAL statement_timeout = DEFAULT").Error
-	})
+	}, &sql.TxOptions{ReadOnly: true})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
-		return make([][]int64, len(words)), nil
+		return messageMatches{ids: make([][]int64, len(words))}, true, nil
 	}
 	if err != nil {
-		return nil, err
+		return messageMatches{}, false, err
 	}
-	return msgs, nil
+	return found, slow, nil
 }
 
 // pgTextMatch is the condition that a refusal_texts row (t) holds every
-// word, given each word's messages (wordMessages, in the same order): as
-// LIKE, which the trigram index serves, when forIndex, and as strpos,
-// which no index serves, for a read of rows (textMatch says why).
-func pgTextMatch(words []string, msgs [][]int64, forIndex bool) (string, []any) {
+// word, given each word's messages (in the same order): as LIKE, which
+// the trigram index serves, when forIndex, and as strpos, which no index
+// serves, for a read of rows (textMatch says why).
+func pgTextMatch(words []string, found messageMatches, forIndex bool) (string, []any) {
 	conds := make([]string, len(words))
-	args := make([]any, 0, 2*len(words))
+	args := make([]any, 0, 4*len(words))
+	const readMessage = "EXISTS (SELECT 1 FROM refusal_messages m WHERE m.id = t.msg_id AND strpos(m.text, ?) > 0)"
 	for i, w := range words {
 		own, arg := `strpos(t.text, ?) > 0`, any(w)
 		if forIndex {
 			own, arg = `t.text LIKE ? ESCAPE '\'`, "%"+escapeLike(w)+"%"
 		}
 		args = append(args, arg)
-		switch ids := msgs[i]; {
+		switch ids := found.ids[i]; {
 		case ids == nil:
-			conds[i] = "(" + own + " OR EXISTS (SELECT 1 FROM refusal_messages m WHERE m.id = t.msg_id AND strpos(m.text, ?) > 0))"
+			conds[i] = "(" + own + " OR " + readMessage + ")"
 			args = append(args, w)
 		case len(ids) == 0:
-			conds[i] = own
+			conds[i] = "(" + own + " OR t.msg_id > ? AND " + readMessage + ")"
+			args = append(args, found.maxID, w)
 		default:
-			conds[i] = "(" + own + " OR t.msg_id = ANY(?::bigint[]))"
-			args = append(args, idArray(ids))
+			conds[i] = "(" + own + " OR t.msg_id = ANY(?::bigint[]) OR t.msg_id > ? AND " + readMessage + ")"
+			args = append(args, idArray(ids), found.maxID, w)
 		}
 	}
 	return strings.Join(conds, " AND "), args

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -171,7 +172,7 @@ func TestTrigramLookupOfAMessageWordUsesTheIndexes(t *testing.T) {
 			if err := tx.Exec("SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off").Error; err != nil {
 				return err
 			}
-			msgs, err := wordMessages(tx, []string{"needle"})
+			msgs, _, err := lookupWordMessages(tx, []string{"needle"})
 			if err != nil {
 				return err
 			}
@@ -225,6 +226,75 @@ func TestPurgeRemovesTheMessagesNoRefusalNames(t *testing.T) {
 		got, _, err := s.ListRefusals(ctx, RefusalQuery{Search: "old"})
 		if err != nil || len(got) != 1 || got[0].URL != "https://c.example/" {
 			t.Fatalf("search after the purge: %v %+v", err, got)
+		}
+	})
+}
+
+// A page looks its words' messages up once; a batch committed after the
+// lookup may bring a message the lookup did not see, and its rows are
+// found all the same (found in review: they were missed, and a page of
+// newer rows could step past them for good). A search the lookup gives
+// up on is remembered, and the lookup takes no write lock.
+func TestMessagesStoredAfterTheLookupAreFound(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		if !testOnPostgres(t) {
+			t.Skip("SQLite keeps each message in its refusal's text")
+		}
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		if err := s.InsertRefusals(ctx, []Refusal{{URL: "https://a.example/", Message: "Refused: zeta one"}}); err != nil {
+			t.Fatal(err)
+		}
+		words := []string{"zeta"}
+		found, slow, err := lookupWordMessages(s.r, words)
+		if err != nil || slow || len(found.ids[0]) != 1 {
+			t.Fatalf("lookup: %+v, slow %v, %v", found, slow, err)
+		}
+		// Later: a new message, and an old one again.
+		if err := s.InsertRefusals(ctx, []Refusal{{URL: "https://b.example/", Message: "Refused: zeta two"}, {URL: "https://c.example/", Message: "Refused: zeta one"}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, forIndex := range []bool{false, true} {
+			cond, args := pgTextMatch(words, found, forIndex)
+			var n int64
+			if err := s.r.Table("refusal_texts AS t").Where(cond, args...).Count(&n).Error; err != nil || n != 3 {
+				t.Fatalf("rows found with a lookup made before the last batch (index form %v): %d, %v; want 3", forIndex, n, err)
+			}
+		}
+
+		// A word in more messages than a lookup may name: the search
+		// reads each row's message, and remembers to do so at once.
+		defer func(n int) { maxWordMessages = n }(maxWordMessages)
+		maxWordMessages = 1
+		got, _, err := s.ListRefusals(ctx, RefusalQuery{Search: "zeta"})
+		if err != nil || len(got) != 3 || !s.searches.slowFor([]string{"\x00messages", "zeta"}) {
+			t.Fatalf("a word in too many messages: %d rows, %v, remembered %v", len(got), err, s.searches.slowFor([]string{"\x00messages", "zeta"}))
+		}
+
+		// While a writer holds the write lock, a search's pages still
+		// answer: the lookup's transaction is read-only.
+		held, release := make(chan struct{}), make(chan struct{})
+		go func() {
+			_ = s.w.Transaction(func(tx *gorm.DB) error {
+				if err := tx.Exec("UPDATE settings SET value = value WHERE 1 = 0").Error; err != nil {
+					return err
+				}
+				close(held)
+				<-release
+				return nil
+			})
+		}()
+		<-held
+		defer close(release)
+		maxWordMessages = 10
+		s.searches = searchMemo{}
+		short, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		if rows, _, err := s.ListRefusalsAfter(short, RefusalQuery{Search: "zeta"}, 0); err != nil || len(rows) != 3 {
+			t.Fatalf("a page of newer rows while the write lock is held: %d rows, %v", len(rows), err)
+		}
+		if rows, _, err := s.ListRefusals(short, RefusalQuery{Search: "zeta", Since: time.Now().Add(-time.Hour)}); err != nil || len(rows) != 3 {
+			t.Fatalf("a page of a time window while the write lock is held: %d rows, %v", len(rows), err)
 		}
 	})
 }

@@ -68,6 +68,9 @@ type RefusalQuery struct {
 	// memo is the store's memory of searches the trigram index could not
 	// answer (refusal_search_pg.go).
 	memo *searchMemo
+	// lookup, when set, keeps the messages holding each word of the
+	// search for the rest of the page (refusal_messages_search.go).
+	lookup *wordLookup
 }
 
 func (q RefusalQuery) pageSize() (int, error) {
@@ -181,7 +184,7 @@ func (s *Store) ListRefusals(ctx context.Context, q RefusalQuery) ([]Refusal, in
 		return nil, 0, err
 	}
 	db := s.r.WithContext(ctx)
-	q.memo = &s.searches
+	q.memo, q.lookup = &s.searches, &wordLookup{}
 	q, none, err := q.boundIDs(db)
 	if err != nil || none {
 		return nil, 0, err

@@ -68,17 +68,17 @@ func SearchWords(search string) ([]string, error) {
 // word, likely the rarest, is tried first: most rows then fail on one
 // test instead of two ("refused bad_port" tried "refused", in every row,
 // first).
-func textMatch(db *gorm.DB, words []string) (string, []any, error) {
+func (q RefusalQuery) textMatch(db *gorm.DB, words []string) (string, []any, error) {
 	if !isPostgres(db) {
 		cond, args := likeMatch(words)
 		return cond, args, nil
 	}
 	words = longestFirst(words)
-	msgs, err := wordMessages(db, words)
+	found, err := q.wordMessages(db, words)
 	if err != nil {
 		return "", nil, err
 	}
-	cond, args := pgTextMatch(words, msgs, false)
+	cond, args := pgTextMatch(words, found, false)
 	return cond, args, nil
 }
 
@@ -111,7 +111,7 @@ func (q RefusalQuery) searchFilter(db *gorm.DB) (*gorm.DB, error) {
 	if len(words) == 0 {
 		return db, nil
 	}
-	cond, args, err := textMatch(db, words)
+	cond, args, err := q.textMatch(db, words)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (q RefusalQuery) textIDs(db *gorm.DB, low, top int64, n int) ([]int64, erro
 	if err != nil {
 		return nil, err
 	}
-	cond, args, err := textMatch(db, words)
+	cond, args, err := q.textMatch(db, words)
 	if err != nil {
 		return nil, err
 	}

@@ -108,8 +108,8 @@ func (q RefusalQuery) trigramIDs(db *gorm.DB, low, top int64, n int) (ids []int6
 	}
 	// In their own order: the memo knows the words in the search's.
 	ordered := longestFirst(words)
-	msgs, err := wordMessages(db, ordered)
-	if err != nil {
+	msgs, err := q.wordMessages(db, ordered)
+	if err != nil || !msgs.indexable() {
 		return nil, false, err
 	}
 	cond, args := pgTextMatch(ordered, msgs, true)
