@@ -103,7 +103,8 @@ func (q RefusalQuery) boundIDs(db *gorm.DB) (RefusalQuery, bool, error) {
 		return q, false, nil
 	}
 	// A query that is wrong is told so, even where no row could match:
-	// filter checks it (building conditions only, running nothing).
+	// filter checks it (building conditions; on PostgreSQL a search also
+	// looks its words' messages up, which the page then keeps).
 	if _, err := q.filter(db.Table("refusals")); err != nil {
 		return q, false, err
 	}

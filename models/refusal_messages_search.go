@@ -69,22 +69,32 @@ type wordLookup struct {
 
 // wordMessages returns the messages holding each of words (longest
 // first, as the condition tests them): the page's lookup when it made
-// one for the same words, nothing when the store remembers that the
-// lookup gave up on them, and a new lookup otherwise.
+// one for the same words, and a new lookup otherwise, of the words the
+// store does not remember the lookup giving up on (those are matched by
+// reading each row's message, and the others keep their lists, so the
+// trigram index may still serve them).
 func (q RefusalQuery) wordMessages(db *gorm.DB, words []string) (messageMatches, error) {
 	if q.lookup != nil && q.lookup.words != nil && slices.Equal(q.lookup.words, words) {
 		return q.lookup.found, nil
 	}
-	key := append([]string{"\x00messages"}, words...) // apart from the trigram index's
 	found := messageMatches{ids: make([][]int64, len(words))}
-	if !q.memo.slowFor(key) {
-		var slow bool
-		var err error
-		if found, slow, err = lookupWordMessages(db, words); err != nil {
+	var ask []string
+	var at []int // where each word asked is in words
+	for i, w := range words {
+		if !q.memo.slowFor(messageMemoKey(w)) {
+			ask, at = append(ask, w), append(at, i)
+		}
+	}
+	if len(ask) > 0 {
+		got, err := lookupWordMessages(db, ask)
+		if err != nil {
 			return messageMatches{}, err
 		}
-		if slow {
-			q.memo.remember(key)
+		found.maxID = got.maxID
+		for k, i := range at {
+			if found.ids[i] = got.ids[k]; found.ids[i] == nil {
+				q.memo.remember(messageMemoKey(ask[k]))
+			}
 		}
 	}
 	if q.lookup != nil {
@@ -93,13 +103,18 @@ func (q RefusalQuery) wordMessages(db *gorm.DB, words []string) (messageMatches,
 	return found, nil
 }
 
+// messageMemoKey is the memo's key for a word the message lookup gave up
+// on, apart from the trigram index's keys (a NUL is in no search: the
+// database refuses one in text).
+func messageMemoKey(word string) []string { return []string{"\x00messages", word} }
+
 // lookupWordMessages looks up the messages holding each word, in one
-// statement within messageLookupBudget; slow reports that it gave up on
-// a word (more than maxWordMessages messages, or past the budget, which
-// gives up on every word). It runs in a read-only transaction (a
-// savepoint inside the page's), which takes no write lock and which
-// PostgreSQL's cancellation at the budget aborts.
-func lookupWordMessages(db *gorm.DB, words []string) (found messageMatches, slow bool, err error) {
+// statement within messageLookupBudget; a word it gives up on (more than
+// maxWordMessages messages; every word, past the budget) has nil for its
+// IDs. It runs in a read-only transaction (a savepoint inside the
+// page's), which takes no write lock and which PostgreSQL's cancellation
+// at the budget aborts.
+func lookupWordMessages(db *gorm.DB, words []string) (found messageMatches, err error) {
 	found.ids = make([][]int64, len(words))
 	parts := make([]string, 0, len(words)+1)
 	args := make([]any, len(words))
@@ -130,7 +145,7 @@ func lookupWordMessages(db *gorm.DB, words []string) (found messageMatches, slow
 				found.maxID = id
 			case found.ids[i] == nil:
 			case len(found.ids[i]) == maxWordMessages:
-				found.ids[i], slow = nil, true
+				found.ids[i] = nil
 			default:
 				found.ids[i] = append(found.ids[i], id)
 			}
@@ -142,12 +157,12 @@ func lookupWordMessages(db *gorm.DB, words []string) (found messageMatches, slow
 	}, &sql.TxOptions{ReadOnly: true})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
-		return messageMatches{ids: make([][]int64, len(words))}, true, nil
+		return messageMatches{ids: make([][]int64, len(words))}, nil
 	}
 	if err != nil {
-		return messageMatches{}, false, err
+		return messageMatches{}, err
 	}
-	return found, slow, nil
+	return found, nil
 }
 
 // pgTextMatch is the condition that a refusal_texts row (t) holds every
