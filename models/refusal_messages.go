@@ -168,24 +168,7 @@ func (s *Store) purgeRefusalMessages(ctx context.Context) error {
 	if !isPostgres(s.w) {
 		return nil
 	}
-	var after int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var ids []int64
-		if err := s.r.WithContext(ctx).Table("refusal_messages").Where("id > ?", after).Order("id").Limit(hostPurgeChunk).Pluck("id", &ids).Error; err != nil {
-			return fmt.Errorf("reading the refusal messages: %w", err)
-		}
-		if len(ids) == 0 {
-			return nil
-		}
-		err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			return tx.Exec("DELETE FROM refusal_messages m WHERE m.id IN ? AND NOT EXISTS (SELECT 1 FROM refusal_texts t WHERE t.msg_id = m.id)", ids).Error
-		})
-		if err != nil {
-			return fmt.Errorf("purging the refusal messages: %w", err)
-		}
-		after = ids[len(ids)-1]
-	}
+	return purgeUnused[int64](ctx, s, "refusal_messages", "id",
+		"DELETE FROM refusal_messages m WHERE m.id IN ? AND NOT EXISTS (SELECT 1 FROM refusal_texts t WHERE t.msg_id = m.id)",
+		"the refusal messages")
 }

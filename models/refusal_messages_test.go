@@ -210,11 +210,15 @@ func TestPurgeRemovesTheMessagesNoRefusalNames(t *testing.T) {
 			{URL: "https://c.example/", Message: "Old and new"},
 			{URL: "https://d.example/", Message: "Only new"},
 		}
+		// More old messages than one chunk of the purge's sweep holds.
+		for i := range 2*hostPurgeChunk + 1 {
+			rows = append(rows, Refusal{Time: old, URL: "https://e.example/", Message: fmt.Sprintf("Old %d", i)})
+		}
 		if err := s.InsertRefusals(ctx, rows); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := s.PurgeRefusalsBefore(ctx, old.Add(time.Hour)); err != nil || n != 2 {
-			t.Fatalf("purge: %d %v, want 2 rows", n, err)
+		if n, err := s.PurgeRefusalsBefore(ctx, old.Add(time.Hour)); err != nil || n != int64(len(rows)-2) {
+			t.Fatalf("purge: %d %v, want %d rows", n, err, len(rows)-2)
 		}
 		var left []string
 		if err := s.r.Raw("SELECT text FROM refusal_messages ORDER BY text").Scan(&left).Error; err != nil {

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -145,36 +146,44 @@ func (s *Store) dropEmptyCounters(ctx context.Context, cutoff time.Time) error {
 	return nil
 }
 
-// hostPurgeChunk is how many refused hosts one statement checks.
+// hostPurgeChunk is how many refused hosts (or messages) one statement
+// checks.
 const hostPurgeChunk = 500
 
 // purgeRefusalHosts removes hosts no refusal names any more, walking the
 // list in host order in short transactions. A host refused again after
-// its chunk is inserted again by its batch.
+// its chunk is inserted again by its batch. Each chunk is deleted in a
+// transaction, so under the write lock: on PostgreSQL a lone statement
+// takes none, and a batch naming the host again, not yet committed (its
+// insert of the host does nothing while the host is listed), would lose
+// its host from the list.
 func (s *Store) purgeRefusalHosts(ctx context.Context) error {
-	after := ""
+	return purgeUnused[string](ctx, s, "refusal_hosts", "host",
+		"DELETE FROM refusal_hosts WHERE host IN ? AND NOT EXISTS (SELECT 1 FROM refusals WHERE refusals.host = refusal_hosts.host)",
+		"the refused-host list")
+}
+
+// purgeUnused walks table in key order, hostPurgeChunk keys at a time,
+// and runs del (a DELETE of the keys of "IN ?" that no row uses any
+// more) on each chunk, in a transaction of its own (so under the write
+// lock, and short: a writer waits for one chunk at most).
+func purgeUnused[K cmp.Ordered](ctx context.Context, s *Store, table, key, del, what string) error {
+	var after K
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var hosts []string
-		if err := s.r.WithContext(ctx).Table("refusal_hosts").Where("host > ?", after).Order("host").Limit(hostPurgeChunk).Pluck("host", &hosts).Error; err != nil {
-			return fmt.Errorf("reading the refused-host list: %w", err)
+		var keys []K
+		if err := s.r.WithContext(ctx).Table(table).Where(key+" > ?", after).Order(key).Limit(hostPurgeChunk).Pluck(key, &keys).Error; err != nil {
+			return fmt.Errorf("reading %s: %w", what, err)
 		}
-		if len(hosts) == 0 {
+		if len(keys) == 0 {
 			return nil
 		}
-		// In a transaction, so under the write lock: on PostgreSQL a lone
-		// statement takes none, and a batch naming the host again, not
-		// yet committed (its insert of the host does nothing while the
-		// host is listed), would lose its host from the list.
-		err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			return tx.Exec("DELETE FROM refusal_hosts WHERE host IN ? AND NOT EXISTS (SELECT 1 FROM refusals WHERE refusals.host = refusal_hosts.host)", hosts).Error
-		})
-		if err != nil {
-			return fmt.Errorf("purging the refused-host list: %w", err)
+		if err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return tx.Exec(del, keys).Error }); err != nil {
+			return fmt.Errorf("purging %s: %w", what, err)
 		}
-		after = hosts[len(hosts)-1]
+		after = keys[len(keys)-1]
 	}
 }
 
