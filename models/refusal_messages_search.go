@@ -27,8 +27,9 @@ import (
 // in more than maxWordMessages messages, or a lookup past its budget: a
 // log whose messages are mostly unique, say each holding its own invalid
 // URL), the condition reads each row's message by its ID, which is always
-// right and costs a lookup per row; the store then remembers the search
-// for a while (searchMemo) and its next pages do that at once.
+// right and costs a lookup per row; the store then remembers the word for
+// a while (searchMemo), and the next pages read its rows' messages at
+// once while the other words are still looked up.
 //
 // The lookup runs once a page (wordLookup), in its own statement: a
 // message first stored after it, by a batch committed before the page's
