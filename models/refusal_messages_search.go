@@ -1,14 +1,12 @@
 package models
 
 import (
-	"database/sql"
 	"errors"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 )
 
@@ -112,9 +110,7 @@ func messageMemoKey(word string) []string { return []string{"\x00messages", word
 // lookupWordMessages looks up the messages holding each word, in one
 // statement within messageLookupBudget; a word it gives up on (more than
 // maxWordMessages messages; every word, past the budget) has nil for its
-// IDs. It runs in a read-only transaction (a savepoint inside the
-// page's), which takes no write lock and which PostgreSQL's cancellation
-// at the budget aborts.
+// IDs. It runs withinBudget, so takes no write lock.
 func lookupWordMessages(db *gorm.DB, words []string) (found messageMatches, err error) {
 	found.ids = make([][]int64, len(words))
 	parts := make([]string, 0, len(words)+1)
@@ -126,10 +122,7 @@ func lookupWordMessages(db *gorm.DB, words []string) (found messageMatches, err 
 		args[i] = "%" + escapeLike(w) + "%"
 	}
 	parts = append(parts, "(SELECT -1, COALESCE(MAX(id), 0) FROM refusal_messages)")
-	err = db.Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec("SET LOCAL statement_timeout = '" + messageLookupBudget.String() + "'").Error; err != nil {
-			return err
-		}
+	err = withinBudget(db, messageLookupBudget, nil, func(tx *gorm.DB) error {
 		rows, err := tx.Raw(strings.Join(parts, " UNION ALL "), args...).Rows()
 		if err != nil {
 			return err
@@ -151,13 +144,9 @@ func lookupWordMessages(db *gorm.DB, words []string) (found messageMatches, err 
 				found.ids[i] = append(found.ids[i], id)
 			}
 		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return tx.Exec("SET LOCAL statement_timeout = DEFAULT").Error
-	}, &sql.TxOptions{ReadOnly: true})
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
+		return rows.Err()
+	})
+	if errors.Is(err, errPastBudget) {
 		return messageMatches{ids: make([][]int64, len(words))}, nil
 	}
 	if err != nil {

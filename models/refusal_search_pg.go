@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 )
 
@@ -145,10 +144,7 @@ var errTrigramTooSlow = errors.New("models: the trigram index took too long")
 // choose, it walked the primary key through the whole range, estimating
 // the words' rows from a histogram of a hundred texts.
 func trigramLookup(db *gorm.DB, cond string, args []any, low, top int64) (ids []int64, err error) {
-	err = db.Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec("SET LOCAL statement_timeout = '" + trigramBudget.String() + "'; SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off").Error; err != nil {
-			return err
-		}
+	err = withinBudget(db, trigramBudget, []string{"enable_indexscan = off", "enable_seqscan = off"}, func(tx *gorm.DB) error {
 		query := tx.Table("refusal_texts AS t").Where("t.id < ?", top)
 		if low > 0 {
 			// Not "id >= 0": a bound below the column's statistics makes
@@ -156,14 +152,9 @@ func trigramLookup(db *gorm.DB, cond string, args []any, low, top int64) (ids []
 			// entry a purge left for VACUUM (hundreds of milliseconds).
 			query = query.Where("t.id >= ?", low)
 		}
-		if err := query.Where(cond, args...).Limit(int(trigramMaxRows)+1).Pluck("t.id", &ids).Error; err != nil {
-			return err
-		}
-		// Undo the settings for the statements after it.
-		return tx.Exec("SET LOCAL statement_timeout = DEFAULT; SET LOCAL enable_indexscan = DEFAULT; SET LOCAL enable_seqscan = DEFAULT").Error
+		return query.Where(cond, args...).Limit(int(trigramMaxRows)+1).Pluck("t.id", &ids).Error
 	})
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
+	if errors.Is(err, errPastBudget) {
 		return nil, errTrigramTooSlow
 	}
 	if err != nil {
