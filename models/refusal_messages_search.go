@@ -43,8 +43,9 @@ import (
 var maxWordMessages = 10_000
 
 // messageLookupBudget is how long the lookup of a search's messages may
-// take before the search reads each row's message instead.
-const messageLookupBudget = 25 * time.Millisecond
+// take before the search reads each row's message instead. A variable
+// only so that a test can make a lookup run past it.
+var messageLookupBudget = 25 * time.Millisecond
 
 // messageMatches is what a lookup found: for each word, the IDs of the
 // messages that hold it (empty when none does, nil when the lookup

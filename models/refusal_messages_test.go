@@ -309,3 +309,61 @@ func TestMessagesStoredAfterTheLookupAreFound(t *testing.T) {
 		}
 	})
 }
+
+// A message lookup that runs past its budget gives up on every word: the
+// search then reads each row's message, finds what the lists would have
+// found, and remembers the words, so the next pages do not wait for the
+// budget again.
+func TestAMessageLookupPastItsBudgetStillFindsTheRows(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		if !testOnPostgres(t) {
+			t.Skip("SQLite keeps each message in its refusal's text")
+		}
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		rows := []Refusal{
+			{URL: "https://a.example/", Message: "Refused: omega kept apart"},
+			{URL: "https://b.example/omega", Message: "Refused: something else"},
+			{URL: "https://c.example/", Message: "Refused: nothing to find"},
+		}
+		if err := s.InsertRefusals(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+		words := []string{"omega"}
+		if found, err := lookupWordMessages(s.r, words); err != nil || len(found.ids[0]) != 1 {
+			t.Fatalf("a lookup within its budget: %+v, %v; want omega's one message", found, err)
+		}
+		// Messages enough, and no trigram index, that the lookup reads
+		// them all: far more than a millisecond.
+		for _, stmt := range []string{
+			"DROP INDEX IF EXISTS idx_refusal_messages_trgm",
+			"INSERT INTO refusal_messages (text) SELECT 'refused: filler message number ' || g FROM generate_series(1, 200000) g",
+			"ANALYZE refusal_messages",
+		} {
+			if err := s.w.Exec(stmt).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		defer func(d time.Duration) { messageLookupBudget = d }(messageLookupBudget)
+		messageLookupBudget = time.Millisecond
+		found, err := lookupWordMessages(s.r, words)
+		if err != nil || len(found.ids) != 1 || found.ids[0] != nil || found.maxID != 0 || found.indexable() {
+			t.Fatalf("a lookup past its budget: %+v, %v; want every word given up on", found, err)
+		}
+		// Both ways of matching: the window's read and the trigram index.
+		for _, forIndex := range []bool{false, true} {
+			cond, args := pgTextMatch(words, found, forIndex)
+			var ids []int64
+			if err := s.r.Table("refusal_texts AS t").Where(cond, args...).Order("id").Pluck("id", &ids).Error; err != nil || len(ids) != 2 {
+				t.Fatalf("rows matched after a lookup past its budget (index form %v): %v, %v; want the message's and the URL's", forIndex, ids, err)
+			}
+		}
+		got, _, err := s.ListRefusals(ctx, RefusalQuery{Search: "omega"})
+		if err != nil || len(got) != 2 || got[0].URL != "https://b.example/omega" || got[1].URL != "https://a.example/" {
+			t.Fatalf("a search whose lookup ran past its budget: %+v, %v; want b then a", got, err)
+		}
+		if !s.searches.slowFor(messageMemoKey("omega")) {
+			t.Error("the word a lookup gave up on is not remembered: every page would wait for the budget again")
+		}
+	})
+}
