@@ -228,6 +228,27 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 			}
 		})
 	}
+	// Every 250 ms: what was answered and committed, and the CPU the
+	// serving process, PostgreSQL and the machine had used, so a run that
+	// falls behind says when and what was short of CPU then.
+	var timeline []loadSample
+	servingCPU := func() time.Duration { d, _ := readPidsCPU(pids); return d } // not t.Fatal: another goroutine
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			n, _ := store.CountRefusalsSince(context.Background(), time.Time{})
+			timeline = append(timeline, loadSample{at: time.Since(start), answered: answered.Load(), committed: n,
+				serving: servingCPU(), store: storeCPU(), machine: machineBusy()})
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
 	wg.Wait()
 	loadTime := time.Since(start)
 	want := answered.Load()
@@ -252,6 +273,7 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	other := max(0, machine-cpu-storeUsed-gen-pageConsole) // below a tick of 10 ms a process is noise
 	close(stop)
 	reader.Wait()
+	<-sampled
 	if msg := failed.Load(); msg != nil {
 		t.Fatalf("a request failed: %v", msg)
 	}
@@ -281,6 +303,7 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	if rate > 0 {
 		target = fmt.Sprintf("target %d/s", rate)
 	}
+	defer t.Logf("%s", slowestSecond(timeline, loadTime))
 	t.Logf("%s (%s): %d refusals from %d clients over %d hosts: answered %.0f/s during %v; committed %.0f rows/s (last row %v after the last answer); serving CPU %.1f µs/record (process %.1f + PostgreSQL %.1f, of which the log page's queries %.1f; load generator %.1f µs/request); log page p95 %v over %d loads (%v after the load); spilled to disk %d times; machine busy %.2f of %d cores, %.2f of them outside the measured processes; loadavg %s",
 		path, target, want, clients, min(int64(hosts), want), float64(want)/loadTime.Seconds(), loadTime.Round(time.Millisecond),
 		float64(want)/committed.Seconds(), (committed - loadTime).Round(time.Millisecond),
@@ -420,13 +443,75 @@ func (c *loadConn) exchange() (int, []byte, error) {
 	return resp.StatusCode, c.body, nil
 }
 
+// loadSample is what the load test read at one moment of a run.
+type loadSample struct {
+	at                      time.Duration // since the load began
+	answered, committed     int64
+	serving, store, machine time.Duration // CPU used so far
+}
+
+// slowestSecond describes the second of the load in which the fewest
+// requests were answered, and the moment the writer was furthest behind,
+// both after the first two seconds (when every run is slowest: new
+// connections, cold caches) and apart from them: a run that misses its
+// target says whether it was a pause or a slow stretch, and which process
+// had the CPU then.
+func slowestSecond(timeline []loadSample, loadTime time.Duration) string {
+	const span = 4 // samples 250 ms apart
+	const warm = 2 * time.Second
+	second := func(i int) string {
+		a, b := timeline[i-span], timeline[i]
+		wall := (b.at - a.at).Seconds()
+		return fmt.Sprintf("%.0f answered/s from %v to %v (serving process %.2f cores, PostgreSQL %.2f, machine %.2f)",
+			float64(b.answered-a.answered)/wall, a.at.Round(10*time.Millisecond), b.at.Round(10*time.Millisecond),
+			(b.serving-a.serving).Seconds()/wall, (b.store-a.store).Seconds()/wall, (b.machine-a.machine).Seconds()/wall)
+	}
+	worst := -1
+	for i := span; i < len(timeline) && timeline[i].at <= loadTime; i++ {
+		if timeline[i-span].at < warm {
+			continue
+		}
+		if worst < 0 || timeline[i].answered-timeline[i-span].answered < timeline[worst].answered-timeline[worst-span].answered {
+			worst = i
+		}
+	}
+	var behind [2]int64 // before and after warm
+	var at [2]time.Duration
+	for _, s := range timeline {
+		k := 0
+		if s.at >= warm {
+			k = 1
+		}
+		if d := s.answered - s.committed; d > behind[k] {
+			behind[k], at[k] = d, s.at
+		}
+	}
+	out := fmt.Sprintf("rows answered and not yet committed: at most %d (at %v) in the first %v, %d (at %v) after",
+		behind[0], at[0].Round(10*time.Millisecond), warm, behind[1], at[1].Round(10*time.Millisecond))
+	if len(timeline) > span {
+		out = "first second: " + second(span) + "; " + out
+	}
+	if worst >= 0 {
+		out = "slowest second after the first " + warm.String() + ": " + second(worst) + "; " + out
+	}
+	return out
+}
+
 // pidsCPU is the CPU time (user and system) the processes have used.
 func pidsCPU(t *testing.T, pids []int) time.Duration {
+	d, err := readPidsCPU(pids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func readPidsCPU(pids []int) (time.Duration, error) {
 	var total time.Duration
 	for _, pid := range pids {
 		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
-			t.Fatalf("CPU time of process %d: %v", pid, err)
+			return 0, fmt.Errorf("CPU time of process %d: %v", pid, err)
 		}
 		// Fields after the command (which is in parentheses and may hold
 		// spaces): utime and stime are the 12th and 13th, in clock ticks
@@ -436,7 +521,7 @@ func pidsCPU(t *testing.T, pids []int) time.Duration {
 		stime, _ := strconv.ParseInt(f[12], 10, 64)
 		total += time.Duration(utime+stime) * 10 * time.Millisecond
 	}
-	return total
+	return total, nil
 }
 
 // machineBusy is the time every CPU of the machine has spent busy (user,
