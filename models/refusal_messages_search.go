@@ -104,8 +104,8 @@ func (q RefusalQuery) wordMessages(db *gorm.DB, words []string) (messageMatches,
 }
 
 // messageMemoKey is the memo's key for a word the message lookup gave up
-// on, apart from the trigram index's keys (a NUL is in no search: the
-// database refuses one in text).
+// on, apart from the trigram index's keys (a NUL is in no search word:
+// SearchWords reads it as U+FFFD).
 func messageMemoKey(word string) []string { return []string{"\x00messages", word} }
 
 // lookupWordMessages looks up the messages holding each word, in one

@@ -41,13 +41,17 @@ const (
 )
 
 // SearchWords splits a search into its lower-cased words, or says what is
-// wrong with it.
+// wrong with it. The search is read as a refusal's text is stored
+// (storable): a NUL, or bytes that are not UTF-8, stand for U+FFFD, so
+// they find what a refusal with the same bytes stored, on both engines.
+// PostgreSQL refuses a NUL in text, and SQLite's LIKE ended the pattern
+// at it (a search for one matched every row).
 func SearchWords(search string) ([]string, error) {
 	if n := len([]rune(search)); n > MaxSearchLen {
 		return nil, fmt.Errorf("the search has %d characters; use at most %d", n, MaxSearchLen)
 	}
 	var words []string
-	for _, w := range strings.Fields(strings.ToLower(search)) {
+	for _, w := range strings.Fields(strings.ToLower(storable(search))) {
 		if !slices.Contains(words, w) {
 			words = append(words, w)
 		}

@@ -270,3 +270,42 @@ func TestNewerSearchPagesClimbFromFarBelow(t *testing.T) {
 		}
 	})
 }
+
+// A search may hold any bytes a URL's query can carry, a NUL and bytes
+// that are not UTF-8 among them. PostgreSQL refuses both in text, so such
+// a search failed there (the log page showed an error where SQLite
+// answered); it is read as the stored text is written (storable), so it
+// finds on both engines what a refusal with the same bytes stored.
+func TestSearchWithANulOrBytesThatAreNotUTF8(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		rows := []Refusal{
+			{URL: "https://a.example/caf\xe9", Message: "Refused: one"},
+			{URL: "https://b.example/nul\x00here", Message: "Refused: two"},
+			{URL: "https://c.example/plain", Message: "Refused: three"},
+		}
+		if err := s.InsertRefusals(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+		for search, want := range map[string][]string{
+			"caf\xe9":        {"https://a.example/caf\uFFFD"},
+			"nul\x00here":    {"https://b.example/nul\uFFFDhere"},
+			"\x00":           {"https://b.example/nul\uFFFDhere", "https://a.example/caf\uFFFD"}, // both hold U+FFFD
+			"plain \xff\x00": nil,
+		} {
+			got, _, err := s.ListRefusals(ctx, RefusalQuery{Search: search})
+			if err != nil {
+				t.Errorf("search %q: %v", search, err)
+				continue
+			}
+			var urls []string
+			for _, r := range got {
+				urls = append(urls, r.URL)
+			}
+			if !slices.Equal(urls, want) {
+				t.Errorf("search %q found %q, want %q", search, urls, want)
+			}
+		}
+	})
+}
