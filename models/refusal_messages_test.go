@@ -321,15 +321,24 @@ func TestAMessageLookupPastItsBudgetStillFindsTheRows(t *testing.T) {
 		}
 		s := openTestStore(t)
 		ctx := testCtx(t)
+		defer func(n, f int64, d time.Duration) { pgScanRows, pgFirstWindow, messageLookupBudget = n, f, d }(pgScanRows, pgFirstWindow, messageLookupBudget)
+		// A first window of 10 rows and pages of up to 40: the two rows
+		// to find are 15 rows down, so the page reads on below its first
+		// window, testing each row's message there.
+		pgScanRows, pgFirstWindow = 40, 10
 		rows := []Refusal{
 			{URL: "https://a.example/", Message: "Refused: omega kept apart"},
 			{URL: "https://b.example/omega", Message: "Refused: something else"},
-			{URL: "https://c.example/", Message: "Refused: nothing to find"},
+		}
+		for i := range 15 {
+			rows = append(rows, Refusal{URL: fmt.Sprintf("https://c.example/%d", i), Message: "Refused: nothing to find"})
 		}
 		if err := s.InsertRefusals(ctx, rows); err != nil {
 			t.Fatal(err)
 		}
 		words := []string{"omega"}
+		// Within a budget no loaded machine reaches.
+		messageLookupBudget = 5 * time.Second
 		if found, err := lookupWordMessages(s.r, words); err != nil || len(found.ids[0]) != 1 {
 			t.Fatalf("a lookup within its budget: %+v, %v; want omega's one message", found, err)
 		}
@@ -344,13 +353,15 @@ func TestAMessageLookupPastItsBudgetStillFindsTheRows(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		defer func(d time.Duration) { messageLookupBudget = d }(messageLookupBudget)
 		messageLookupBudget = time.Millisecond
 		found, err := lookupWordMessages(s.r, words)
 		if err != nil || len(found.ids) != 1 || found.ids[0] != nil || found.maxID != 0 || found.indexable() {
 			t.Fatalf("a lookup past its budget: %+v, %v; want every word given up on", found, err)
 		}
-		// Both ways of matching: the window's read and the trigram index.
+		// Both forms of the condition (a read of rows, and the LIKE form
+		// the trigram index would serve) still find the message's row and
+		// the URL's. (The check above tells a give-up from an empty list;
+		// these cannot: with no highest ID, both read every row's message.)
 		for _, forIndex := range []bool{false, true} {
 			cond, args := pgTextMatch(words, found, forIndex)
 			var ids []int64
