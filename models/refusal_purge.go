@@ -36,7 +36,8 @@ const purgeChunk = 2000
 // equals the rows at every commit, whatever another purge (a replica) or
 // the log writer does in between (purgedCounts says which counters wait
 // for the walk to leave their day). It stops early when ctx ends and reports how many rows
-// it deleted so far in either case.
+// it deleted so far in either case; the next purge of this process
+// finishes the sweep a stopped one left undone.
 func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, error) {
 	var total int64
 	cutoff := t.UTC()
@@ -63,9 +64,13 @@ func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, er
 			return fail(err)
 		}
 	}
-	if total == 0 {
+	// The sweep after the chunks: a purge that deleted nothing has
+	// nothing to sweep, unless one before it in this process stopped
+	// before its sweep was done.
+	if total == 0 && !s.purgeSweepOwed.Load() {
 		return 0, nil
 	}
+	s.purgeSweepOwed.Store(true)
 	if err := s.dropEmptyCounters(ctx, cutoff); err != nil {
 		return fail(err)
 	}
@@ -78,6 +83,7 @@ func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, er
 	if err := s.reclaimSpace(ctx); err != nil {
 		return fail(err)
 	}
+	s.purgeSweepOwed.Store(false)
 	return total, nil
 }
 

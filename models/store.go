@@ -52,6 +52,13 @@ type Store struct {
 
 	closed atomic.Bool
 
+	// purgeSweepOwed is true from the end of a purge's chunks until its
+	// sweep (empty counters, unnamed hosts and messages, free pages) is
+	// done: a purge stopped in between leaves the sweep to the next one,
+	// even if that one finds no rows to delete. Only this process knows;
+	// after a restart the next purge that deletes rows sweeps them.
+	purgeSweepOwed atomic.Bool
+
 	// touched remembers when TouchToken last wrote each token so that the
 	// hot path (every agent request) usually costs a map lookup, not a write.
 	touchMu sync.Mutex
