@@ -25,6 +25,11 @@ func runMCP(ctx context.Context, e env, args []string) error {
 	if len(rest) != 0 {
 		return usagef("mcp takes no arguments; configure it in your MCP client as: console mcp --db PATH")
 	}
+	// Two writers share stderr: the log's JSON handler and the decision
+	// lines (DecisionLog). Each writes a whole line in one Write, and an
+	// *os.File holds its write lock until every byte of a Write is out,
+	// so their lines never interleave, however long (serve and proxy
+	// route both through one batchedLog instead, for its fewer writes).
 	log := jsonLog(e.stderr)
 	a, err := openApp(ctx, db, app.Options{Log: log, DecisionLog: e.stderr, MustExist: true})
 	if err != nil {
