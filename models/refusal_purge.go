@@ -55,6 +55,9 @@ func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, er
 			return fail(err)
 		}
 		total += n
+		if n > 0 {
+			s.sweepsOwed.Add(1)
+		}
 		atPurgeUnlocked()
 		if n < purgeChunk {
 			break
@@ -66,11 +69,13 @@ func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, er
 	}
 	// The sweep after the chunks: a purge that deleted nothing has
 	// nothing to sweep, unless one before it in this process stopped
-	// before its sweep was done.
-	if total == 0 && !s.purgeSweepOwed.Load() {
+	// before its sweep was done (its context ended, or the sweep failed).
+	// It sweeps with its own cutoff, not the stopped one's: that one may
+	// have stopped with rows of its days left, whose counters must stay.
+	owed := s.sweepsOwed.Load()
+	if total == 0 && owed <= s.sweptUpTo.Load() {
 		return 0, nil
 	}
-	s.purgeSweepOwed.Store(true)
 	if err := s.dropEmptyCounters(ctx, cutoff); err != nil {
 		return fail(err)
 	}
@@ -83,7 +88,14 @@ func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, er
 	if err := s.reclaimSpace(ctx); err != nil {
 		return fail(err)
 	}
-	s.purgeSweepOwed.Store(false)
+	// Swept for every chunk counted before the sweep began; a purge
+	// running meanwhile counted its own, and still owes them.
+	for {
+		swept := s.sweptUpTo.Load()
+		if owed <= swept || s.sweptUpTo.CompareAndSwap(swept, owed) {
+			break
+		}
+	}
 	return total, nil
 }
 

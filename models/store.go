@@ -52,12 +52,13 @@ type Store struct {
 
 	closed atomic.Bool
 
-	// purgeSweepOwed is true from the end of a purge's chunks until its
-	// sweep (empty counters, unnamed hosts and messages, free pages) is
-	// done: a purge stopped in between leaves the sweep to the next one,
-	// even if that one finds no rows to delete. Only this process knows;
-	// after a restart the next purge that deletes rows sweeps them.
-	purgeSweepOwed atomic.Bool
+	// sweepsOwed counts the purge chunks that deleted rows, and sweptUpTo
+	// how many of them a finished sweep (empty counters, unnamed hosts
+	// and messages, free pages) had followed: a purge stopped before its
+	// sweep was done leaves it to the next one, even if that one finds no
+	// rows to delete. Only this process knows; after a restart the next
+	// purge that deletes rows sweeps them.
+	sweepsOwed, sweptUpTo atomic.Int64
 
 	// touched remembers when TouchToken last wrote each token so that the
 	// hot path (every agent request) usually costs a map lookup, not a write.
