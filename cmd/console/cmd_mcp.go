@@ -26,10 +26,11 @@ func runMCP(ctx context.Context, e env, args []string) error {
 		return usagef("mcp takes no arguments; configure it in your MCP client as: console mcp --db PATH")
 	}
 	// Two writers share stderr: the log's JSON handler and the decision
-	// lines (DecisionLog). Each writes a whole line in one Write, and an
-	// *os.File holds its write lock until every byte of a Write is out,
-	// so their lines never interleave, however long (serve and proxy
-	// route both through one batchedLog instead, for its fewer writes).
+	// lines (DecisionLog). Each writes a whole line in one Write, and the
+	// process's stderr is an *os.File, which holds its write lock until
+	// every byte of a Write is out, so their lines never interleave,
+	// however long. (Tests that hand in a buffer have one writer; serve
+	// and proxy route both through one batchedLog, for its fewer writes.)
 	log := jsonLog(e.stderr)
 	a, err := openApp(ctx, db, app.Options{Log: log, DecisionLog: e.stderr, MustExist: true})
 	if err != nil {
