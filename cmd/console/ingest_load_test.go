@@ -155,7 +155,12 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 		}
 		return time.Since(start), nil
 	}
+	// stop ends the page loads and the sampler: at once after the load,
+	// or when the test fails before that.
 	stop := make(chan struct{})
+	var stopOnce sync.Once
+	stopAll := func() { stopOnce.Do(func() { close(stop) }) }
+	defer stopAll()
 	var pages []time.Duration
 	var pageErr atomic.Value
 	var reader sync.WaitGroup
@@ -239,8 +244,12 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
 		for {
+			// The moment and the answers first, then what was committed
+			// by then: read the other way round, the count's query time
+			// would show as rows not yet committed.
+			at, a := time.Since(start), answered.Load()
 			n, _ := store.CountRefusalsSince(context.Background(), time.Time{})
-			timeline = append(timeline, loadSample{at: time.Since(start), answered: answered.Load(), committed: n,
+			timeline = append(timeline, loadSample{at: at, answered: a, committed: n,
 				serving: servingCPU(), store: storeCPU(), machine: machineBusy()})
 			select {
 			case <-stop:
@@ -271,7 +280,7 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	gen := pidsCPU(t, []int{os.Getpid()}) - gen0
 	machine, pageConsole := machineBusy()-machine0, pidsCPU(t, []int{console.pid})-pageConsole0
 	other := max(0, machine-cpu-storeUsed-gen-pageConsole) // below a tick of 10 ms a process is noise
-	close(stop)
+	stopAll()
 	reader.Wait()
 	<-sampled
 	if msg := failed.Load(); msg != nil {
@@ -303,7 +312,7 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	if rate > 0 {
 		target = fmt.Sprintf("target %d/s", rate)
 	}
-	defer t.Logf("%s", slowestSecond(timeline, loadTime))
+	defer t.Logf("%s", slowestSecond(timeline, deadline.Sub(start)))
 	t.Logf("%s (%s): %d refusals from %d clients over %d hosts: answered %.0f/s during %v; committed %.0f rows/s (last row %v after the last answer); serving CPU %.1f µs/record (process %.1f + PostgreSQL %.1f, of which the log page's queries %.1f; load generator %.1f µs/request); log page p95 %v over %d loads (%v after the load); spilled to disk %d times; machine busy %.2f of %d cores, %.2f of them outside the measured processes; loadavg %s",
 		path, target, want, clients, min(int64(hosts), want), float64(want)/loadTime.Seconds(), loadTime.Round(time.Millisecond),
 		float64(want)/committed.Seconds(), (committed - loadTime).Round(time.Millisecond),
@@ -456,22 +465,29 @@ type loadSample struct {
 // connections, cold caches) and apart from them: a run that misses its
 // target says whether it was a pause or a slow stretch, and which process
 // had the CPU then.
-func slowestSecond(timeline []loadSample, loadTime time.Duration) string {
+func slowestSecond(timeline []loadSample, sending time.Duration) string {
 	const span = 4 // samples 250 ms apart
 	const warm = 2 * time.Second
+	// A rate, not a count: a sampler that is late (in exactly the slow
+	// stretches) spans more than a second between its samples.
+	rate := func(i int) float64 {
+		a, b := timeline[i-span], timeline[i]
+		return float64(b.answered-a.answered) / (b.at - a.at).Seconds()
+	}
 	second := func(i int) string {
 		a, b := timeline[i-span], timeline[i]
 		wall := (b.at - a.at).Seconds()
 		return fmt.Sprintf("%.0f answered/s from %v to %v (serving process %.2f cores, PostgreSQL %.2f, machine %.2f)",
-			float64(b.answered-a.answered)/wall, a.at.Round(10*time.Millisecond), b.at.Round(10*time.Millisecond),
+			rate(i), a.at.Round(10*time.Millisecond), b.at.Round(10*time.Millisecond),
 			(b.serving-a.serving).Seconds()/wall, (b.store-a.store).Seconds()/wall, (b.machine-a.machine).Seconds()/wall)
 	}
 	worst := -1
-	for i := span; i < len(timeline) && timeline[i].at <= loadTime; i++ {
+	// Seconds within the sending, after the first two.
+	for i := span; i < len(timeline) && timeline[i].at <= sending; i++ {
 		if timeline[i-span].at < warm {
 			continue
 		}
-		if worst < 0 || timeline[i].answered-timeline[i-span].answered < timeline[worst].answered-timeline[worst-span].answered {
+		if worst < 0 || rate(i) < rate(worst) {
 			worst = i
 		}
 	}
