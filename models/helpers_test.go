@@ -148,3 +148,13 @@ func pagedIDs(t *testing.T, s *Store, q RefusalQuery) []int64 {
 		q.BeforeID = next
 	}
 }
+
+// refusedHostsForTest reads the refused-host list, in host order.
+func (s *Store) refusedHostsForTest(t *testing.T) []string {
+	t.Helper()
+	var hosts []string
+	if err := s.r.Raw("SELECT host FROM refusal_hosts ORDER BY host").Scan(&hosts).Error; err != nil {
+		t.Fatal(err)
+	}
+	return hosts
+}

@@ -120,10 +120,7 @@ func testPurgeKeepsCountersAndHostsInStep(t *testing.T) {
 	}
 	wantCounts(t, s, time.Time{})
 	wantCounts(t, s, cutoff)
-	var hosts []string
-	if err := s.r.Table("refusal_hosts").Order("host").Pluck("host", &hosts).Error; err != nil {
-		t.Fatal(err)
-	}
+	hosts := s.refusedHostsForTest(t)
 	if got := strings.Join(hosts, " "); strings.Contains(got, "old") || len(hosts) != 7 {
 		t.Fatalf("refused hosts after the purge: %s; want the 7 still refused", got)
 	}

@@ -211,7 +211,7 @@ func TestPurgeRemovesTheMessagesNoRefusalNames(t *testing.T) {
 			{URL: "https://d.example/", Message: "Only new"},
 		}
 		// More old messages than one chunk of the purge's sweep holds.
-		for i := range 2*hostPurgeChunk + 1 {
+		for i := range 2*unusedPurgeChunk + 1 {
 			rows = append(rows, Refusal{Time: old, URL: "https://e.example/", Message: fmt.Sprintf("Old %d", i)})
 		}
 		if err := s.InsertRefusals(ctx, rows); err != nil {

@@ -164,9 +164,9 @@ func (s *Store) dropEmptyCounters(ctx context.Context, cutoff time.Time) error {
 	return nil
 }
 
-// hostPurgeChunk is how many refused hosts (or messages) one statement
-// checks.
-const hostPurgeChunk = 500
+// unusedPurgeChunk is how many refused hosts, or stored messages, one
+// statement of purgeUnused checks.
+const unusedPurgeChunk = 500
 
 // purgeRefusalHosts removes hosts no refusal names any more, walking the
 // list in host order in short transactions. A host refused again after
@@ -181,7 +181,7 @@ func (s *Store) purgeRefusalHosts(ctx context.Context) error {
 		"the refused-host list")
 }
 
-// purgeUnused walks table in key order, hostPurgeChunk keys at a time,
+// purgeUnused walks table in key order, unusedPurgeChunk keys at a time,
 // and runs del (a DELETE of the keys of "IN ?" that no row uses any
 // more) on each chunk, in a transaction of its own (so under the write
 // lock, and short: a writer waits for one chunk at most).
@@ -192,7 +192,7 @@ func purgeUnused[K cmp.Ordered](ctx context.Context, s *Store, table, key, del, 
 			return err
 		}
 		var keys []K
-		if err := s.r.WithContext(ctx).Table(table).Where(key+" > ?", after).Order(key).Limit(hostPurgeChunk).Pluck(key, &keys).Error; err != nil {
+		if err := s.r.WithContext(ctx).Table(table).Where(key+" > ?", after).Order(key).Limit(unusedPurgeChunk).Pluck(key, &keys).Error; err != nil {
 			return fmt.Errorf("reading %s: %w", what, err)
 		}
 		if len(keys) == 0 {

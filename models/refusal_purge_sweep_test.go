@@ -68,12 +68,3 @@ func testAPurgeStoppedBeforeItsSweep(t *testing.T, oldRows int) {
 		t.Errorf("after the sweep %d chunks are owed a sweep and %d swept", owed, swept)
 	}
 }
-
-func (s *Store) refusedHostsForTest(t *testing.T) []string {
-	t.Helper()
-	var hosts []string
-	if err := s.r.Raw("SELECT host FROM refusal_hosts ORDER BY host").Scan(&hosts).Error; err != nil {
-		t.Fatal(err)
-	}
-	return hosts
-}
