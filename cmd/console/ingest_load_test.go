@@ -61,8 +61,10 @@ func loadSetting(name string, def int) int {
 // per record by the serving process (utime+stime from /proc/PID/stat, so
 // the load generator in this process is not counted) and, on PostgreSQL,
 // by the server (every backend's, pgtest.ServerCPU), and of that the log
-// page's queries (its console's backends); and the log page's p95. It asserts only what must hold at any speed: every answered
-// refusal is a row. Turn it on with OUTBOUND_LOAD=1.
+// page's queries (its console's backends); the log page's p95; the
+// requests' latencies (loadGen.latencies); and the slowest second. It
+// asserts only what must hold at any speed: every answered refusal is a
+// row. Turn it on with OUTBOUND_LOAD=1.
 func TestIngestLoad(t *testing.T) {
 	bin := loadTestBinary(t)
 	t.Setenv("CONSOLE_SECRET_KEY", replicaKey)
@@ -203,36 +205,8 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	// processes used (kernel threads writing the database's files, other
 	// tenants of a virtual machine) is what a slow run had less of.
 	machine0, pageConsole0 := machineBusy(), pidsCPU(t, []int{console.pid})
-	var next, answered atomic.Int64
-	var failed atomic.Value
-	var wg sync.WaitGroup
-	start := time.Now()
-	deadline := start.Add(time.Duration(seconds) * time.Second)
-	for range clients {
-		wg.Go(func() {
-			send := newSender()
-			for time.Now().Before(deadline) {
-				i := next.Add(1)
-				if rate > 0 {
-					// Request i is due at start + (i-1)/rate; one that is
-					// late goes at once, so a server that falls behind
-					// shows as a rate below the target, not hidden.
-					if wait := time.Until(start.Add(time.Duration(i-1) * time.Second / time.Duration(rate))); wait > 0 {
-						time.Sleep(wait)
-					}
-				}
-				// A private address: refused by the policy before any
-				// lookup or dial, so nothing leaves the machine.
-				h := i % int64(hosts)
-				host := fmt.Sprintf("10.%d.%d.%d", h>>16&255, h>>8&255, h&255)
-				if err := send(fmt.Sprintf("http://%s/page/%d", host, i)); err != nil {
-					failed.CompareAndSwap(nil, err.Error())
-					return
-				}
-				answered.Add(1)
-			}
-		})
-	}
+	traffic := startLoad(clients, rate, hosts, time.Duration(seconds)*time.Second, newSender)
+	start := traffic.start
 	// Every 250 ms: what was answered and committed, and the CPU the
 	// serving process, PostgreSQL and the machine had used, so a run that
 	// falls behind says when and what was short of CPU then.
@@ -247,7 +221,7 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 			// The moment and the answers first, then what was committed
 			// by then: read the other way round, the count's query time
 			// would show as rows not yet committed.
-			at, a := time.Since(start), answered.Load()
+			at, a := time.Since(start), traffic.answered.Load()
 			n, _ := store.CountRefusalsSince(context.Background(), time.Time{})
 			timeline = append(timeline, loadSample{at: at, answered: a, committed: n,
 				serving: servingCPU(), store: storeCPU(), machine: machineBusy()})
@@ -258,9 +232,8 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 			}
 		}
 	}()
-	wg.Wait()
-	loadTime := time.Since(start)
-	want := answered.Load()
+	loadTime := traffic.wait()
+	want := traffic.answered.Load()
 	var have int64
 	for {
 		if have, err = store.CountRefusalsSince(context.Background(), time.Time{}); err != nil {
@@ -283,7 +256,7 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	stopAll()
 	reader.Wait()
 	<-sampled
-	if msg := failed.Load(); msg != nil {
+	if msg := traffic.failed.Load(); msg != nil {
 		t.Fatalf("a request failed: %v", msg)
 	}
 	if msg := pageErr.Load(); msg != nil {
@@ -312,7 +285,8 @@ func ingestLoad(t *testing.T, bin, db, path string) {
 	if rate > 0 {
 		target = fmt.Sprintf("target %d/s", rate)
 	}
-	defer t.Logf("%s", slowestSecond(timeline, deadline.Sub(start)))
+	defer t.Logf("%s", slowestSecond(timeline, traffic.deadline.Sub(start)))
+	defer t.Logf("%s", traffic.latencies())
 	t.Logf("%s (%s): %d refusals from %d clients over %d hosts: answered %.0f/s during %v; committed %.0f rows/s (last row %v after the last answer); serving CPU %.1f µs/record (process %.1f + PostgreSQL %.1f, of which the log page's queries %.1f; load generator %.1f µs/request); log page p95 %v over %d loads (%v after the load); spilled to disk %d times; machine busy %.2f of %d cores, %.2f of them outside the measured processes; loadavg %s",
 		path, target, want, clients, min(int64(hosts), want), float64(want)/loadTime.Seconds(), loadTime.Round(time.Millisecond),
 		float64(want)/committed.Seconds(), (committed - loadTime).Round(time.Millisecond),

@@ -153,7 +153,7 @@ func floorOnce(t *testing.T, target string, proxy *url.URL, pid int, d time.Dura
 // test ends.
 func startProcess(t *testing.T, cmd *exec.Cmd, logPath string, addrLine *regexp.Regexp) *replicaProc {
 	t.Helper()
-	cmd.Env = append(os.Environ(), minimalProxyEnv+"=1")
+	cmd.Env = append(cmd.Environ(), minimalProxyEnv+"=1")
 	f, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
