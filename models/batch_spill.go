@@ -41,6 +41,10 @@ type spillFile struct {
 	size    int64 // end of the last complete line appended
 	rows    int64 // lines between readOff and size
 	scratch bytes.Buffer
+	// failAppend, set by tests only, is asked before each append of rows
+	// rows and fails it with the error it returns: a disk that fills up
+	// between two appends.
+	failAppend func(rows int) error
 }
 
 // maxSpillCandidates bounds how many spill files a database's writers use.
@@ -188,7 +192,14 @@ func spillAppendBlocks[T any](s *spillFile, blocks ...[]T) error {
 		}
 		rows += len(block)
 	}
-	n, err := s.f.Write(s.scratch.Bytes())
+	var n int
+	var err error
+	if s.failAppend != nil {
+		err = s.failAppend(rows)
+	}
+	if err == nil {
+		n, err = s.f.Write(s.scratch.Bytes())
+	}
 	if err != nil {
 		// A short write leaves a torn line; cut it so the file stays whole.
 		_ = s.f.Truncate(s.size)
@@ -235,6 +246,16 @@ func (s *spillFile) committed(off int64, rows int) error {
 		return fmt.Errorf("models: saving spill position: %w", err)
 	}
 	return os.Rename(tmp, s.path+".pos")
+}
+
+// truncate takes back what was appended after the file held size bytes
+// and rows rows.
+func (s *spillFile) truncate(size, rows int64) error {
+	if err := s.f.Truncate(size); err != nil {
+		return fmt.Errorf("models: cutting spill file %q back to %d bytes: %w", s.path, size, err)
+	}
+	s.size, s.rows = size, rows
+	return nil
 }
 
 // reset empties a fully drained file, so it never grows past one stall.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -408,4 +409,82 @@ func TestAStallAfterTheQueueFilledIsLogged(t *testing.T) {
 	}
 	closeWriter(t, w)
 	wantHosts(t, s, 51)
+}
+
+// Found in review: when spilling began, the oldest rows (the failed batch,
+// or the one in flight) reached the file, and then the queue's append
+// failed (a disk filling up). The queue stayed in memory and new rows went
+// to the file, after the oldest: the queue was then written first, so the
+// oldest rows got newer IDs than rows that came after them. Now the
+// oldest rows are taken back out of the file, and all are written in order.
+func TestASpillThatFailsHalfWayKeepsTheOrder(t *testing.T) {
+	const n = 60
+	for _, oldest := range []string{"the failed batch", "the batch in flight"} {
+		t.Run(oldest, func(t *testing.T) {
+			s := openTestStore(t)
+			sink := &gatedSink{store: s, entered: make(chan struct{}, 1), gate: make(chan struct{})}
+			if oldest == "the failed batch" {
+				close(sink.gate) // the first insert fails at once, and every retry too
+				sink.failing.Store(true)
+			}
+			w := newRefusalWriter(sink, RefusalWriterOptions{FlushInterval: 5 * time.Millisecond, FlushBatch: 10,
+				QueueCap: 50, StallAfter: time.Hour, SpillPath: filepath.Join(t.TempDir(), "o.db.refusals.spill")})
+			// Appends of one row succeed, larger ones fail.
+			w.mu.Lock()
+			w.spill.failAppend = func(rows int) error {
+				if rows > 1 {
+					return errors.New("no space left on device (simulated)")
+				}
+				return nil
+			}
+			w.mu.Unlock()
+			// h0 alone in the first batch: failed and retried from then
+			// on, or held in flight.
+			w.Write(Refusal{Host: "h0"})
+			<-sink.entered
+			// h1…h50 fill the queue; h51 starts the spill, whose append of
+			// the queue fails; h52…h59 go to the file one by one.
+			for i := 1; i < n; i++ {
+				w.Write(Refusal{Host: fmt.Sprintf("h%d", i)})
+			}
+			if st := w.Stats(); st.Dropped != 0 {
+				t.Fatalf("after the failed spill: %+v; want nothing dropped", st)
+			}
+			w.mu.Lock()
+			w.spill.failAppend = nil
+			w.mu.Unlock()
+			if oldest == "the batch in flight" {
+				sink.failing.Store(true) // the batch in flight fails…
+				close(sink.gate)
+				for deadline := time.Now().Add(10 * time.Second); w.Stats().Failures == 0; time.Sleep(time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatal("the batch in flight never returned")
+					}
+				}
+			}
+			sink.failing.Store(false) // …and the database answers again
+			closeWriter(t, w)
+			wantHosts(t, s, n)
+		})
+	}
+}
+
+// gatedSink waits at gate on every insert and fails while failing is set.
+type gatedSink struct {
+	store   *Store
+	entered chan struct{} // receives once per insert that started
+	gate    chan struct{}
+	failing atomic.Bool
+}
+
+func (g *gatedSink) InsertRefusals(ctx context.Context, rows []Refusal) error {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
+	<-g.gate
+	if g.failing.Load() {
+		return errors.New("connection reset (simulated)")
+	}
+	return g.store.InsertRefusals(ctx, rows)
 }

@@ -345,10 +345,12 @@ func (w *BatchWriter[T]) stalledLocked(now time.Time) bool {
 // copied, not taken: it may still commit, and then its lines are skipped.
 // So a process killed during a stall loses nothing it acknowledged.
 func (w *BatchWriter[T]) startSpillLocked(now time.Time, stalled bool) {
-	first := w.head
+	head := w.head
+	first := head
 	if first == nil && w.inflightRows != nil {
 		first = w.inflightRows
 	}
+	mark, markRows := w.spill.size, w.spill.rows
 	if len(first) > 0 {
 		if err := spillAppend(w.spill, first...); err != nil {
 			return // all stays in memory; the row itself is dropped by the caller
@@ -360,6 +362,19 @@ func (w *BatchWriter[T]) startSpillLocked(now time.Time, stalled bool) {
 	}
 	if w.queue.len() > 0 {
 		if err := spillAppendBlocks(w.spill, w.queue.rowBlocks()...); err != nil {
+			// The queue stays in memory and new rows go to the file, after
+			// it: drained in that order (nextBatch), they keep their order
+			// only if the oldest rows, spilled just now, are in memory too.
+			// So they are taken back out of the file. Should that fail,
+			// they stay there, and are written after the queue: out of
+			// order, but not lost.
+			if len(first) > 0 {
+				if terr := w.spill.truncate(mark, markRows); terr != nil {
+					w.logError("could not take the oldest rows back out of the spill file; they will be written after newer ones", "err", terr)
+				} else {
+					w.head, w.inflightSpilledEnd = head, 0
+				}
+			}
 			w.logError("could not spill the queue; it stays in memory", "err", err)
 			w.spilling = true
 			return
