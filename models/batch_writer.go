@@ -367,7 +367,10 @@ func (w *BatchWriter[T]) startSpillLocked(now time.Time, stalled bool) {
 			// only if the oldest rows, spilled just now, are in memory too.
 			// So they are taken back out of the file. Should that fail,
 			// they stay there, and are written after the queue: out of
-			// order, but not lost.
+			// order, but not lost. The price of the order: until the
+			// database answers, the oldest rows are as exposed to a kill
+			// -9 as the queue already was, and a stop before then appends
+			// both to the file after the newer rows (spillLeftovers).
 			if len(first) > 0 {
 				if terr := w.spill.truncate(mark, markRows); terr != nil {
 					w.logError("could not take the oldest rows back out of the spill file; they will be written after newer ones", "err", terr)
