@@ -6,18 +6,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/outboundhq/outbound/internal/pgtest"
+	"github.com/outboundhq/outbound/web"
 )
 
 // minimalAPIEnv makes the test binary a minimal JSON API process
@@ -39,11 +42,16 @@ func TestMinimalAPIProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(os.Stderr, "listening on http://%s\n", l.Addr())
-	_ = http.Serve(l, minimalAPI(token))
+	// console serve's limits: a server on a network needs them, and they
+	// cost deadlines on every request (measured: within the noise).
+	limits := web.DefaultTimeouts()
+	srv := &http.Server{Handler: minimalAPI(token), ReadHeaderTimeout: limits.ReadHeader, ReadTimeout: limits.Read,
+		WriteTimeout: limits.Write, IdleTimeout: limits.Idle, MaxHeaderBytes: limits.MaxHeaderBytes}
+	_ = srv.Serve(l)
 }
 
 // minimalAPI is the least an HTTP JSON API answering fetch_url's refusal
-// does, on net/http alone: it checks the bearer token (as a hash, in
+// does, on net/http alone (with console serve's timeouts): it checks the bearer token (as a hash, in
 // constant time), reads and decodes the JSON body, and writes an answer of
 // the same shape, size and headers as console serve's refusal of a private
 // address. It has no router, middleware, guard, store, log or metrics.
@@ -150,6 +158,13 @@ func TestAPIFloor(t *testing.T) {
 	minimalCmd.Env = append(os.Environ(), minimalAPIEnv+"="+token)
 	minimal := startProcess(t, minimalCmd, filepath.Join(t.TempDir(), "minimal.log"), proxyLine)
 
+	// The floor answers as console serve does, or it is no floor.
+	shape, size := answerShape(t, served.addr, token, "http://10.1.2.3/page/1")
+	minimalShape, minimalSize := answerShape(t, minimal.addr, token, "http://10.1.2.3/page/1")
+	if shape != minimalShape || 20*max(size-minimalSize, minimalSize-size) > size {
+		t.Fatalf("the minimal API answers unlike console serve:\nconsole serve: %s, %d bytes\nminimal:       %s, %d bytes", shape, size, minimalShape, minimalSize)
+	}
+
 	rounds := loadSetting("OUTBOUND_FLOOR_ROUNDS", 5)
 	seconds := loadSetting("OUTBOUND_FLOOR_SECONDS", 5)
 	clients := loadSetting("OUTBOUND_LOAD_CLIENTS", 32)
@@ -193,4 +208,36 @@ func TestAPIFloor(t *testing.T) {
 		t.Logf("%s, %s: console serve's CPU a request over the minimal API's, per round: median %.2f× %v; loadavg %s",
 			store, target, median(ratios), rounded2(ratios), strings.Fields(string(load))[:3])
 	}
+}
+
+// answerShape asks the API at base to fetch target and describes its
+// answer: the status and the body's keys (the error object's too); and
+// returns the body's length.
+func answerShape(t *testing.T, base, token, target string) (string, int) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/tools/fetch_url", strings.NewReader(`{"url":"`+target+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer map[string]json.RawMessage
+	var refusal map[string]any
+	if err := json.Unmarshal(body, &answer); err != nil {
+		t.Fatalf("%s answered %s: %v", base, body, err)
+	}
+	if err := json.Unmarshal(answer["error"], &refusal); err != nil {
+		t.Fatalf("%s answered %s without an error object: %v", base, body, err)
+	}
+	keys := func(m map[string]json.RawMessage) []string { return slices.Sorted(maps.Keys(m)) }
+	return fmt.Sprintf("%d, keys %v, error keys %v", resp.StatusCode, keys(answer), slices.Sorted(maps.Keys(refusal))), len(body)
 }

@@ -83,7 +83,9 @@ func TestProxyFloor(t *testing.T) {
 	}
 	logPath := filepath.Join(t.TempDir(), "decisions.log")
 	guarded := startProcess(t, exec.Command(bin, "proxy", "--db", db, "--addr", "127.0.0.1:0"), logPath, proxyLine)
-	minimal := startProcess(t, exec.Command(os.Args[0], "-test.run=^TestMinimalProxyProcess$"), filepath.Join(t.TempDir(), "minimal.log"), proxyLine)
+	minimalCmd := exec.Command(os.Args[0], "-test.run=^TestMinimalProxyProcess$")
+	minimalCmd.Env = append(os.Environ(), minimalProxyEnv+"=1")
+	minimal := startProcess(t, minimalCmd, filepath.Join(t.TempDir(), "minimal.log"), proxyLine)
 
 	rounds := loadSetting("OUTBOUND_FLOOR_ROUNDS", 5)
 	seconds := loadSetting("OUTBOUND_FLOOR_SECONDS", 3)
@@ -153,7 +155,6 @@ func floorOnce(t *testing.T, target string, proxy *url.URL, pid int, d time.Dura
 // test ends.
 func startProcess(t *testing.T, cmd *exec.Cmd, logPath string, addrLine *regexp.Regexp) *replicaProc {
 	t.Helper()
-	cmd.Env = append(cmd.Environ(), minimalProxyEnv+"=1")
 	f, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
