@@ -343,7 +343,8 @@ func (w *BatchWriter[T]) stalledLocked(now time.Time) bool {
 // there. The file is empty here: it is only ever appended to while
 // spilling, and spilling ends when it is drained. The batch in flight is
 // copied, not taken: it may still commit, and then its lines are skipped.
-// So a process killed during a stall loses nothing it acknowledged.
+// So a process killed during a stall loses nothing it acknowledged, unless
+// the file could not take the queue (see below).
 func (w *BatchWriter[T]) startSpillLocked(now time.Time, stalled bool) {
 	head := w.head
 	first := head

@@ -36,7 +36,7 @@ func TestMinimalAPIProcess(t *testing.T) {
 	if token == "" {
 		t.Skip("a helper process of TestAPIFloor")
 	}
-	debug.SetGCPercent(serverGCPercent) // as console serve collects
+	tuneGCForThisProcess() // as console serve collects
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -51,10 +51,12 @@ func TestMinimalAPIProcess(t *testing.T) {
 }
 
 // minimalAPI is the least an HTTP JSON API answering fetch_url's refusal
-// does, on net/http alone (with console serve's timeouts): it checks the bearer token (as a hash, in
-// constant time), reads and decodes the JSON body, and writes an answer of
-// the same shape, size and headers as console serve's refusal of a private
-// address. It has no router, middleware, guard, store, log or metrics.
+// does, on net/http alone (with console serve's timeouts): it checks the
+// bearer token (as a hash, in constant time), reads and decodes the JSON
+// body, and writes an answer with the keys, about the length and the
+// headers of console serve's refusal of a private address (TestAPIFloor
+// checks all three). It has no router, middleware, guard, store, log or
+// metrics.
 func minimalAPI(token string) http.Handler {
 	want := sha256.Sum256([]byte(token))
 	type refusal struct {
@@ -141,6 +143,8 @@ func minimalAPI(token string) http.Handler {
 func TestAPIFloor(t *testing.T) {
 	bin := loadTestBinary(t)
 	t.Setenv("CONSOLE_SECRET_KEY", replicaKey)
+	// The generator collects as seldom as in TestIngestLoad.
+	defer debug.SetGCPercent(debug.SetGCPercent(serverGCPercent))
 	store, db := "SQLite", tempDB(t)
 	if os.Getenv(pgtest.DSNEnv) != "" {
 		store, db = "PostgreSQL", pgtest.Schema(t)
@@ -211,8 +215,8 @@ func TestAPIFloor(t *testing.T) {
 }
 
 // answerShape asks the API at base to fetch target and describes its
-// answer: the status and the body's keys (the error object's too); and
-// returns the body's length.
+// answer: the status, the header names and the body's keys (the error
+// object's too); and returns the body's length.
 func answerShape(t *testing.T, base, token, target string) (string, int) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/tools/fetch_url", strings.NewReader(`{"url":"`+target+`"}`))
@@ -221,7 +225,7 @@ func answerShape(t *testing.T, base, token, target string) (string, int) {
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,8 +234,7 @@ func answerShape(t *testing.T, base, token, target string) (string, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var answer map[string]json.RawMessage
-	var refusal map[string]any
+	var answer, refusal map[string]json.RawMessage
 	if err := json.Unmarshal(body, &answer); err != nil {
 		t.Fatalf("%s answered %s: %v", base, body, err)
 	}
@@ -239,5 +242,6 @@ func answerShape(t *testing.T, base, token, target string) (string, int) {
 		t.Fatalf("%s answered %s without an error object: %v", base, body, err)
 	}
 	keys := func(m map[string]json.RawMessage) []string { return slices.Sorted(maps.Keys(m)) }
-	return fmt.Sprintf("%d, keys %v, error keys %v", resp.StatusCode, keys(answer), slices.Sorted(maps.Keys(refusal))), len(body)
+	return fmt.Sprintf("%d, headers %v, keys %v, error keys %v", resp.StatusCode, slices.Sorted(maps.Keys(resp.Header)),
+		keys(answer), keys(refusal)), len(body)
 }
