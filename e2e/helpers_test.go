@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -223,4 +224,35 @@ func gotoUntilCount(t *testing.T, page playwright.Page, url, selector string, n 
 		}
 	}
 	t.Fatalf("%s never showed %d of %s: %v", url, n, selector, err)
+}
+
+// holdAppJS holds back /static/app.js from page's next loads until the
+// returned release is called (or the test ends): the page is then as a
+// slow network leaves it, its HTML parsed and the script not yet run.
+// Routing also turns the browser's cache off, so the script is fetched.
+func holdAppJS(t *testing.T, page playwright.Page) (release func()) {
+	t.Helper()
+	held := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(held) }) }
+	if err := page.Route("**/static/app.js", func(r playwright.Route) {
+		<-held
+		_ = r.Continue()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		release()
+		_ = page.Unroute("**/static/app.js")
+	})
+	return release
+}
+
+// gotoParsed opens url without waiting for the page's load: with app.js
+// held, the load never comes until it is released.
+func gotoParsed(t *testing.T, page playwright.Page, url string) {
+	t.Helper()
+	if _, err := page.Goto(url, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateCommit}); err != nil {
+		t.Fatalf("goto %s: %v", url, err)
+	}
 }

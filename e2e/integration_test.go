@@ -104,3 +104,41 @@ func TestAdminCreatesAndTestsAnIntegration(t *testing.T) {
 		t.Fatalf("the stored secret should be marked as stored: %v", err)
 	}
 }
+
+// TestRenameWarningFollowsTheName: on an integration's edit page the
+// warning that a rename breaks agents that call the old name shows as
+// soon as the name differs from the stored one, and hides when it is
+// back; also when the new name was typed before app.js ran (found with
+// the allowlist's search: a loaded machine ran the script after the
+// typing, whose input events had gone by).
+func TestRenameWarningFollowsTheName(t *testing.T) {
+	c, page := adminConsole(t)
+	svc := serveCounting(t, orderService())
+	addEntries(t, page, hostPort(svc.URL), "order service for lookup_order")
+	createOrderIntegration(t, page, svc.URL)
+	name := `[data-testid="integration-form"] input[name="name"]`
+	warning := page.Locator(`[data-testid="rename-warning"]`)
+
+	if err := expect.Locator(warning).ToBeHidden(); err != nil {
+		t.Fatalf("the warning shows before any rename: %v", err)
+	}
+	fill(t, page, name, "find_order")
+	if err := expect.Locator(warning).ToBeVisible(); err != nil {
+		t.Fatalf("typing a new name shows no warning: %v", err)
+	}
+	fill(t, page, name, "lookup_order")
+	if err := expect.Locator(warning).ToBeHidden(); err != nil {
+		t.Fatalf("the warning stays with the stored name back: %v", err)
+	}
+
+	let := holdAppJS(t, page)
+	gotoParsed(t, page, c.url+"/integrations/http/lookup_order")
+	fill(t, page, name, "find_order")
+	if hidden, err := warning.IsHidden(); err != nil || !hidden {
+		t.Fatalf("the warning showed before app.js ran (%v); the test wants it hidden then", err)
+	}
+	let()
+	if err := expect.Locator(warning).ToBeVisible(); err != nil {
+		t.Fatalf("a name typed before app.js ran shows no warning once it runs: %v", err)
+	}
+}

@@ -105,6 +105,21 @@ func TestRoughEdgesInTheBrowser(t *testing.T) {
 		seeBadge(t, page, "2 ALLOWED")
 	})
 
+	t.Run("allowlist search typed before app.js runs", func(t *testing.T) {
+		// Found when a loaded machine ran app.js after the search was
+		// typed: its input event had gone by, and the rows stayed
+		// unfiltered. A slow network, or the browser putting a form back
+		// on Back, does the same. Here app.js is held until the text is in.
+		let := holdAppJS(t, page)
+		gotoParsed(t, page, c.url+"/integrations")
+		fill(t, page, `#allow-q`, "docs")
+		if n, err := page.Locator(`[data-testid="allow-entry"]:visible`).Count(); err != nil || n != 2 {
+			t.Fatalf("%d entries visible before app.js ran (%v); the test wants both", n, err)
+		}
+		let()
+		seeCount(t, page, `[data-testid="allow-entry"]:visible`, 1)
+	})
+
 	t.Run("add a parameter in place", func(t *testing.T) {
 		mustGoto(t, page, c.url+"/integrations/http/new")
 		fill(t, page, `input[name="param_name_0"]`, "order_id")

@@ -62,8 +62,7 @@
   // A search box marked data-filter-rows hides, as the admin types, the
   // rows (data-testid) whose data-entry does not contain the text; a
   // hidden row's checkbox is cleared so it is never removed unseen.
-  document.addEventListener("input", function (ev) {
-    var box = ev.target;
+  function filterRows(box) {
     var kind = box.getAttribute && box.getAttribute("data-filter-rows");
     if (!kind) return;
     var needle = box.value.trim().toLowerCase();
@@ -72,21 +71,32 @@
       row.hidden = hide;
       if (hide) row.querySelectorAll('input[type="checkbox"]').forEach(function (c) { c.checked = false; });
     });
+  }
+  document.addEventListener("input", function (ev) { filterRows(ev.target); });
+  // Text can be in a box before this file runs (typed while a slow
+  // network still brought it, or put back by the browser on Back): filter
+  // by it now, not only at the next keystroke.
+  document.querySelectorAll("[data-filter-rows]").forEach(function (box) {
+    if (box.value.trim() !== "") filterRows(box);
   });
   // A blank parameter row stops looking blank once something is typed.
-  document.addEventListener("input", function (ev) {
-    var row = ev.target.closest && ev.target.closest(".row-blank");
-    if (row) row.classList.remove("row-blank");
-  });
+  function unblankRow(input) {
+    var row = input.closest && input.closest(".row-blank");
+    if (row && input.value) row.classList.remove("row-blank");
+  }
+  document.addEventListener("input", function (ev) { unblankRow(ev.target); });
   // Renaming an integration: show the warning (and its confirm box) as
   // soon as the name differs from the stored one, not only after a save.
-  document.addEventListener("input", function (ev) {
-    var input = ev.target;
+  function showRenameWarning(input) {
     if (input.name !== "name" || !input.form) return;
     var warning = input.form.querySelector("[data-rename-from]");
     if (!warning) return;
     warning.hidden = input.value.trim() === warning.getAttribute("data-rename-from");
-  });
+  }
+  document.addEventListener("input", function (ev) { showRenameWarning(ev.target); });
+  // The same for what was typed before this file ran.
+  document.querySelectorAll(".row-blank input").forEach(unblankRow);
+  document.querySelectorAll('form input[name="name"]').forEach(showRenameWarning);
   // A "copy" button next to a token or command copies it.
   document.addEventListener("click", function (ev) {
     var btn = ev.target.closest("[data-copy]");
