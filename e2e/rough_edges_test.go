@@ -122,6 +122,7 @@ func TestRoughEdgesInTheBrowser(t *testing.T) {
 
 	t.Run("add a parameter in place", func(t *testing.T) {
 		mustGoto(t, page, c.url+"/integrations/http/new")
+		seeCount(t, page, `[data-testid="param-row"].row-blank`, 3)
 		fill(t, page, `input[name="param_name_0"]`, "order_id")
 		requests := 0
 		page.OnRequest(func(playwright.Request) { requests++ })
@@ -139,6 +140,19 @@ func TestRoughEdgesInTheBrowser(t *testing.T) {
 			t.Errorf("typed name lost: %q", v)
 		}
 		shot("integration-params")
+	})
+
+	t.Run("a parameter typed before app.js runs", func(t *testing.T) {
+		let := holdAppJS(t, page)
+		gotoParsed(t, page, c.url+"/integrations/http/new")
+		fill(t, page, `input[name="param_name_0"]`, "order_id")
+		let()
+		// The load comes after app.js ran: then the row typed in is not
+		// blank, and the two others still are.
+		if err := page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad}); err != nil {
+			t.Fatal(err)
+		}
+		seeCount(t, page, `[data-testid="param-row"].row-blank`, 2)
 	})
 
 	t.Run("filter links and bulk review", func(t *testing.T) {

@@ -82,7 +82,7 @@
   // A blank parameter row stops looking blank once something is typed.
   function unblankRow(input) {
     var row = input.closest && input.closest(".row-blank");
-    if (row && input.value) row.classList.remove("row-blank");
+    if (row) row.classList.remove("row-blank");
   }
   document.addEventListener("input", function (ev) { unblankRow(ev.target); });
   // Renaming an integration: show the warning (and its confirm box) as
@@ -94,8 +94,11 @@
     warning.hidden = input.value.trim() === warning.getAttribute("data-rename-from");
   }
   document.addEventListener("input", function (ev) { showRenameWarning(ev.target); });
-  // The same for what was typed before this file ran.
-  document.querySelectorAll(".row-blank input").forEach(unblankRow);
+  // The same for what was typed before this file ran: a row is blank by
+  // its text fields, as the server marks it (a checkbox has a value).
+  document.querySelectorAll(".row-blank input:not([type=checkbox]):not([type=hidden])").forEach(function (input) {
+    if (input.value) unblankRow(input);
+  });
   document.querySelectorAll('form input[name="name"]').forEach(showRenameWarning);
   // A "copy" button next to a token or command copies it.
   document.addEventListener("click", function (ev) {
