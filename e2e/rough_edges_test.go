@@ -155,6 +155,27 @@ func TestRoughEdgesInTheBrowser(t *testing.T) {
 		seeCount(t, page, `[data-testid="param-row"].row-blank`, 2)
 	})
 
+	t.Run("boxes to tick keep their size", func(t *testing.T) {
+		// Found in a screenshot: every checkbox took a field's full width,
+		// so the browser drew it centred in an empty stripe, on a line of
+		// its own above its text (the allowlist's scope, an integration's
+		// "Allow this host").
+		for _, path := range []string{"/integrations", "/integrations/http/new"} {
+			mustGoto(t, page, c.url+path)
+			boxes, err := page.Locator(`main input[type="checkbox"]:visible`).All()
+			if err != nil || len(boxes) == 0 {
+				t.Fatalf("%s: no checkboxes (%v)", path, err)
+			}
+			for _, box := range boxes {
+				b, err := box.BoundingBox()
+				name, _ := box.GetAttribute("name")
+				if err != nil || b == nil || b.Width > 32 {
+					t.Errorf("%s: checkbox %q is %+v wide (%v); want its own size, beside its text", path, name, b, err)
+				}
+			}
+		}
+	})
+
 	t.Run("filter links and bulk review", func(t *testing.T) {
 		token := c.createToken("helpdesk-bot")
 		for _, u := range []string{"https://blocked-one.example/", "https://blocked-two.example/"} {
