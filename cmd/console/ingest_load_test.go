@@ -540,7 +540,7 @@ func percentile95(ds []time.Duration) time.Duration {
 	}
 	ds = slices.Clone(ds)
 	slices.Sort(ds)
-	return ds[(len(ds)*95+99)/100-1]
+	return nearestRank(ds, 950)
 }
 
 // loadTestBinary skips t unless load tests are on, and builds the console

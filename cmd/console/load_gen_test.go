@@ -94,7 +94,12 @@ func percentiles(ds []time.Duration) string {
 		return "none"
 	}
 	slices.Sort(ds)
-	at := func(per1000 int) time.Duration { return ds[(len(ds)*per1000+999)/1000-1] }
-	r := func(d time.Duration) time.Duration { return d.Round(10 * time.Microsecond) }
-	return fmt.Sprintf("p50 %v, p99 %v, p99.9 %v, max %v", r(at(500)), r(at(990)), r(at(999)), r(ds[len(ds)-1]))
+	at := func(per1000 int) time.Duration { return nearestRank(ds, per1000).Round(10 * time.Microsecond) }
+	return fmt.Sprintf("p50 %v, p99 %v, p99.9 %v, max %v", at(500), at(990), at(999), at(1000))
+}
+
+// nearestRank is the per1000/1000 quantile of sorted (not empty): its
+// element at rank ceil(n × per1000 / 1000).
+func nearestRank(sorted []time.Duration, per1000 int) time.Duration {
+	return sorted[(len(sorted)*per1000+999)/1000-1]
 }
