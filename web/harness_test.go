@@ -37,7 +37,9 @@ type harness struct {
 	resolver *guardtest.Resolver
 	// dialer routes public-looking addresses to loopback servers and
 	// refuses the rest: no test reaches past the machine.
-	dialer  *guardtest.Dialer
+	dialer *guardtest.Dialer
+	// tls: the console is served over HTTPS (newTLSHarness).
+	tls     bool
 	reloads atomic.Int32
 	setup   *SetupToken
 }
@@ -119,7 +121,24 @@ type browser struct {
 
 func (h *harness) browser() *browser {
 	jar, _ := cookiejar.New(nil)
-	return &browser{h: h, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if h.tls {
+		client.Transport = h.srv.Client().Transport
+	}
+	return &browser{h: h, client: client}
+}
+
+// newTLSHarness is newHarness served over HTTPS, where the console's
+// cookies are __Host- cookies and Secure.
+func newTLSHarness(t *testing.T) *harness {
+	t.Helper()
+	h := newHarness(t)
+	handler := h.srv.Config.Handler
+	h.srv.Close()
+	h.srv = httptest.NewTLSServer(handler)
+	t.Cleanup(h.srv.Close)
+	h.tls = true
+	return h
 }
 
 // signedIn returns a browser signed in as a new user of role.

@@ -36,13 +36,16 @@ func csrfToken(c echo.Context) string {
 
 const flashCookie = "outbound_flash"
 
-// flash leaves a notice for the page the browser is redirected to.
+// flash leaves a notice for the page the browser is redirected to. Its
+// cookie is named and marked as the session's (cookieName): takeFlash
+// clears it under that name, and over HTTPS a cookie set under another
+// name would outlive the clearing and show on every page.
 func (s *Server) flash(c echo.Context, kind, message string) {
-	c.SetCookie(&http.Cookie{Name: flashCookie, Value: url.QueryEscape(kind + "|" + message), Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.Request().TLS != nil})
+	c.SetCookie(&http.Cookie{Name: cookieName(c, flashCookie), Value: url.QueryEscape(kind + "|" + message), Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: servedOverTLS(c)})
 }
 
 func (s *Server) takeFlash(c echo.Context) views.Flash {
-	ck, err := c.Cookie(flashCookie)
+	ck, err := c.Cookie(cookieName(c, flashCookie))
 	if err != nil || ck.Value == "" {
 		return views.Flash{}
 	}

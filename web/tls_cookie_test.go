@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
@@ -67,4 +68,44 @@ func newTLSConsole(t *testing.T) (*httptest.Server, *http.Client) {
 	client.Jar = jar
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return srv, client
+}
+
+// TestFlashShowsOnceUnderTLS: a notice left for the next page is shown
+// on that page and gone from the one after, over HTTPS as over HTTP. The
+// flash cookie used to be set under its plain name and cleared under its
+// __Host- name, so over HTTPS it was never cleared and every later page
+// repeated it.
+func TestFlashShowsOnceUnderTLS(t *testing.T) {
+	for _, tls := range []bool{false, true} {
+		h := newHarness(t)
+		if tls {
+			h = newTLSHarness(t)
+		}
+		ada := h.signedIn("ada", models.RoleAdmin)
+		if res := addEntries(t, ada, "status.example.com", "ticket 7"); res.status != http.StatusSeeOther {
+			t.Fatalf("tls %v: add: status %d", tls, res.status)
+		}
+		if flash := ada.get("/integrations").doc.Find(`[data-testid="flash"]`).Text(); !strings.Contains(flash, "Added 1 entry: status.example.com") {
+			t.Fatalf("tls %v: the page after the change shows flash %q", tls, flash)
+		}
+		for _, path := range []string{"/integrations", "/"} {
+			if n := ada.get(path).doc.Find(`[data-testid="flash"]`).Length(); n != 0 {
+				t.Fatalf("tls %v: %s still shows the flash on the next load", tls, path)
+			}
+		}
+		for _, c := range ada.client.Jar.Cookies(mustURL(t, h.srv.URL)) {
+			if strings.Contains(c.Name, flashCookie) {
+				t.Errorf("tls %v: the browser still holds cookie %s", tls, c.Name)
+			}
+		}
+	}
+}
+
+func mustURL(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
