@@ -149,15 +149,19 @@ func bumpVersion(tx *gorm.DB, section Section, expect int64) (int64, error) {
 // any replica is read as soon as it commits; the polling stays on as the
 // fallback while that connection is lost. onChange runs on Watch's
 // goroutine, so a slow callback delays the next poll instead of piling up
-// calls.
+// calls. When onChange returns an error the revision does not count as
+// seen: the next poll calls it again with the revision it then reads, so
+// a change that failed to load (a database failover between the poll and
+// the reload) is retried until it loads, not left behind until some later
+// change happens to arrive.
 //
 // Watch blocks until ctx ends, then returns nil. It returns an error only if
 // the first read fails or the store is closed; a failed poll in between is
 // retried on the next tick, because one SQLITE_BUSY must not stop the guard
 // from ever seeing new configuration.
-func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func(rev int64)) error {
+func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func(rev int64) error) error {
 	if onChange == nil {
-		return fmt.Errorf("models: Watch needs an onChange callback; pass a func(rev int64)")
+		return fmt.Errorf("models: Watch needs an onChange callback; pass a func(rev int64) error")
 	}
 	if interval <= 0 {
 		interval = DefaultWatchInterval
@@ -173,9 +177,9 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 // (the one its configuration was loaded at) rather than from the one read
 // when watching starts: a change committed in between is then reported
 // at the first poll instead of never.
-func (s *Store) WatchFrom(ctx context.Context, interval time.Duration, last int64, onChange func(rev int64)) error {
+func (s *Store) WatchFrom(ctx context.Context, interval time.Duration, last int64, onChange func(rev int64) error) error {
 	if onChange == nil {
-		return fmt.Errorf("models: Watch needs an onChange callback; pass a func(rev int64)")
+		return fmt.Errorf("models: Watch needs an onChange callback; pass a func(rev int64) error")
 	}
 	if interval <= 0 {
 		interval = DefaultWatchInterval
@@ -203,7 +207,8 @@ func (s *Store) WatchFrom(ctx context.Context, interval time.Duration, last int6
 		if err != nil || rev == last {
 			continue
 		}
-		last = rev
-		onChange(rev)
+		if onChange(rev) == nil {
+			last = rev
+		}
 	}
 }

@@ -17,7 +17,7 @@ func watchChanges(t *testing.T, s *Store, interval time.Duration) <-chan int64 {
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		_ = s.Watch(ctx, interval, func(rev int64) { changes <- rev })
+		_ = s.Watch(ctx, interval, func(rev int64) error { changes <- rev; return nil })
 	}()
 	t.Cleanup(func() { cancel(); <-stopped })
 	return changes

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -111,7 +112,7 @@ func TestWatchSeesChangeFromSecondOpen(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	changes := make(chan int64, 10)
 	stopped := make(chan error, 1)
-	go func() { stopped <- watcher.Watch(ctx, 0, func(rev int64) { changes <- rev }) }()
+	go func() { stopped <- watcher.Watch(ctx, 0, func(rev int64) error { changes <- rev; return nil }) }()
 
 	// Let Watch read its starting revision before the change lands.
 	time.Sleep(50 * time.Millisecond)
@@ -154,7 +155,7 @@ func TestWatchErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			done := make(chan error, 1)
-			go func() { done <- s.Watch(testCtx(t), 10*time.Millisecond, func(int64) {}) }()
+			go func() { done <- s.Watch(testCtx(t), 10*time.Millisecond, func(int64) error { return nil }) }()
 			time.Sleep(30 * time.Millisecond)
 			s.Close()
 			select {
@@ -167,4 +168,51 @@ func TestWatchErrors(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestWatchRetriesAChangeThatFailedToLoad: a revision whose onChange
+// failed is offered again at the next poll, until a call succeeds, and
+// then not again. It used to count as seen before onChange ran, so a
+// reload that failed once (a failover between the poll and the reload)
+// left the process on the old configuration until some later change.
+func TestWatchRetriesAChangeThatFailedToLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "outbound.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := make(chan int64, 100)
+	var failures atomic.Int32
+	failures.Store(3)
+	go func() {
+		_ = s.WatchFrom(ctx, 5*time.Millisecond, 0, func(rev int64) error {
+			calls <- rev
+			if failures.Add(-1) >= 0 {
+				return errors.New("the reload failed")
+			}
+			return nil
+		})
+	}()
+	if _, err := s.AddAllowlistEntries(ctx, AnyRevision, []AllowlistEntry{{Entry: "new.example.com"}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		select {
+		case rev := <-calls:
+			if rev != 1 {
+				t.Fatalf("call %d was for revision %d, want 1", i+1, rev)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("after %d failed calls, Watch did not offer revision 1 again within 2s", i)
+		}
+	}
+	// The fourth call succeeded: the revision is seen, and nothing more
+	// is offered while it stays the stored one.
+	time.Sleep(100 * time.Millisecond)
+	if n := len(calls); n != 0 {
+		t.Fatalf("Watch offered the revision %d more times after it loaded", n)
+	}
 }

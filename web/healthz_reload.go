@@ -30,6 +30,24 @@ type reloadHealthBody struct {
 	// Notifications is "listening" (PostgreSQL LISTEN held), "polling"
 	// (the fallback, and SQLite's way) or "off" (no watch runs).
 	Notifications string `json:"notifications"`
+	// FailingSince and Error: the stored change this replica has been
+	// failing to load, retried every poll, since when and why.
+	FailingSince string `json:"failing_since,omitempty"`
+	Error        string `json:"error,omitempty"`
+}
+
+// reloadStaleAfter is how long a replica may fail to load the stored
+// configuration before /healthz answers 503: past it, the replica may be
+// enforcing an allowlist wider than the stored one (an entry removed
+// elsewhere), so a load balancer should send agents to a replica that
+// is current. Shorter would take replicas out for a failover's blip,
+// which the retry every poll rides out.
+const reloadStaleAfter = 5 * time.Second
+
+// staleReload reports whether st has failed to load the stored
+// configuration for longer than reloadStaleAfter at now.
+func staleReload(st app.ReloadStatus, stored int64, now time.Time) bool {
+	return st.Revision != stored && !st.FailingSince.IsZero() && now.Sub(st.FailingSince) > reloadStaleAfter
 }
 
 func reloadHealth(st app.ReloadStatus, stored int64) (storeHealth, reloadHealthBody) {
@@ -40,6 +58,9 @@ func reloadHealth(st app.ReloadStatus, stored int64) (storeHealth, reloadHealthB
 	}
 	if !st.ReloadedAt.IsZero() {
 		r.ReloadedAt = st.ReloadedAt.UTC().Format(time.RFC3339Nano)
+	}
+	if !st.FailingSince.IsZero() && !r.Current {
+		r.FailingSince, r.Error = st.FailingSince.UTC().Format(time.RFC3339Nano), st.ReloadError
 	}
 	switch {
 	case !st.Watching:

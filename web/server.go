@@ -235,8 +235,11 @@ func (s *Server) healthz(c echo.Context) error {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the database cannot be read"})
 	}
 	body, code := map[string]any{"status": "ok", "revision": rev}, http.StatusOK
+	stale := false
 	if s.d.Reloads != nil {
-		body["store"], body["reload"] = reloadHealth(s.d.Reloads.ReloadStatus(), rev)
+		st := s.d.Reloads.ReloadStatus()
+		body["store"], body["reload"] = reloadHealth(st, rev)
+		stale = staleReload(st, rev, s.d.Now())
 	}
 	if states := s.logWriterStates(); states != nil {
 		var writers map[string]any
@@ -247,6 +250,9 @@ func (s *Server) healthz(c echo.Context) error {
 				body["status"] = "degraded"
 			}
 		}
+	}
+	if stale {
+		body["status"], code = "stale", http.StatusServiceUnavailable
 	}
 	return c.JSON(code, body)
 }

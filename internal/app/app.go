@@ -146,13 +146,17 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	return a, nil
 }
 
-// Reload reads the allowlist and settings and swaps in a new policy. It
-// builds everything off the live path first; on any failure the running
-// policy stays as it was. Reloads run one at a time: the revision watch
-// and a console save can both ask for one, and two interleaved reloads
-// could otherwise store the older configuration last. The revision is
-// read before the configuration, so a change landing in between is seen
-// as a newer revision by the next poll and loaded again.
+// Reload reads the allowlist, settings and integrations and swaps them
+// in together. It reads and builds everything off the live path first;
+// on any failure nothing changes, the revision in force included, so the
+// watch tries the same change again (the integrations used to be read
+// after the revision was recorded: one that failed to load counted as
+// loaded, and old integrations ran on until some later change). Reloads
+// run one at a time: the revision watch and a console save can both ask
+// for one, and two interleaved reloads could otherwise store the older
+// configuration last. The revision is read before the configuration, so
+// a change landing in between is seen as a newer revision by the next
+// poll and loaded again.
 func (a *App) Reload(ctx context.Context) error {
 	err := a.reload(ctx)
 	if a.onReload != nil {
@@ -172,14 +176,23 @@ func (a *App) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var integrations []tools.Integration
+	if a.integrations != nil { // a read-only app runs no integration
+		if integrations, err = a.readIntegrations(ctx); err != nil {
+			return err
+		}
+	}
 	a.guard.SetPolicy(p)
 	a.settings.Store(&s)
+	if a.integrations != nil {
+		a.integrations.Set(integrations)
+	}
+	// Cleared before the revision is stored, so whoever sees the stored
+	// revision in force never sees it failing too.
+	a.noteReloadFailing(time.Time{}, nil)
 	a.revision.Store(rev)
 	a.noteReload(time.Now())
-	if a.integrations == nil {
-		return nil // a read-only app runs no integration
-	}
-	return a.loadIntegrations(ctx)
+	return nil
 }
 
 // loadPolicy builds the guard's policy and the tools' settings from the
@@ -214,16 +227,21 @@ func (a *App) Watch(ctx context.Context) {
 	defer a.setWatching(false)
 	// From the revision in force, not the one read when watching starts:
 	// a change committed since Open's reload is then applied too.
-	err := a.store.WatchFrom(ctx, 250*time.Millisecond, a.revision.Load(), func(rev int64) {
-		if rev == a.revision.Load() {
-			return
+	var failing reloadFailures
+	err := a.store.WatchFrom(ctx, 250*time.Millisecond, a.revision.Load(), func(rev int64) error {
+		if rev == a.revision.Load() { // loaded meanwhile (a save in this process)
+			failing.recovered(a.log, rev, time.Now())
+			return nil
 		}
 		if err := a.Reload(ctx); err != nil {
-			a.log.Error("reload failed; the previous policy stays in force", "revision", rev, "err", err)
-			return
+			failing.failed(a.log, rev, err, time.Now())
+			a.noteReloadFailing(failing.since, err)
+			return err // offered again at the next poll
 		}
+		failing.recovered(a.log, rev, time.Now())
 		a.noteWatchedChange(ctx)
 		a.log.Info("policy reloaded", "revision", rev)
+		return nil
 	})
 	if err != nil && !errors.Is(err, context.Canceled) {
 		a.log.Error("configuration watch stopped", "err", err)

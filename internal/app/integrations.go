@@ -6,14 +6,15 @@ import (
 	"github.com/outboundhq/outbound/tools"
 )
 
-// loadIntegrations hands the stored integrations to the tools, which
-// update every MCP server's tool list. An integration whose secret does
-// not open (a changed key) is left out and logged, so that one bad secret
-// never stops the policy or the other integrations from loading.
-func (a *App) loadIntegrations(ctx context.Context) error {
+// readIntegrations reads the stored integrations for the tools (which
+// Reload hands them to, updating every MCP server's tool list). An
+// integration whose secret does not open (a changed key) is left out and
+// logged, so that one bad secret never stops the policy or the other
+// integrations from loading.
+func (a *App) readIntegrations(ctx context.Context) ([]tools.Integration, error) {
 	rows, err := a.store.ListIntegrations(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	list := make([]tools.Integration, 0, len(rows))
 	for _, row := range rows {
@@ -24,6 +25,5 @@ func (a *App) loadIntegrations(ctx context.Context) error {
 		}
 		list = append(list, in)
 	}
-	a.integrations.Set(list)
-	return nil
+	return list, nil
 }

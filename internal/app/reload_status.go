@@ -26,14 +26,21 @@ type ReloadStatus struct {
 	// Watching is true while the watch runs (serve, mcp and proxy run it;
 	// one-shot commands do not).
 	Watching bool
+	// FailingSince is when the watch first failed to load the stored
+	// change it is retrying, and ReloadError why it last failed; zero and
+	// "" while nothing fails.
+	FailingSince time.Time
+	ReloadError  string
 }
 
 // reloadState is the mutable part of ReloadStatus.
 type reloadState struct {
-	mu       sync.Mutex
-	at       time.Time
-	lag      time.Duration
-	watching bool
+	mu           sync.Mutex
+	at           time.Time
+	lag          time.Duration
+	watching     bool
+	failingSince time.Time
+	failure      string
 }
 
 // ReloadStatus reports how current this process's configuration is.
@@ -47,6 +54,20 @@ func (a *App) ReloadStatus() ReloadStatus {
 		Lag:        a.reloadState.lag,
 		Listening:  a.store.Listening(),
 		Watching:   a.reloadState.watching,
+
+		FailingSince: a.reloadState.failingSince,
+		ReloadError:  a.reloadState.failure,
+	}
+}
+
+// noteReloadFailing records that the watch has been failing to load the
+// stored change since since (zero: it no longer fails).
+func (a *App) noteReloadFailing(since time.Time, err error) {
+	a.reloadState.mu.Lock()
+	defer a.reloadState.mu.Unlock()
+	a.reloadState.failingSince, a.reloadState.failure = since, ""
+	if err != nil {
+		a.reloadState.failure = err.Error()
 	}
 }
 
