@@ -84,16 +84,21 @@ func (b *batchedLog) run() {
 }
 
 // flush writes what is pending, in one write, and reports whether there
-// was anything.
+// was anything. The two buffers trade places: pending takes the spare,
+// which is then none until out is written and becomes the spare, so the
+// lines being written and the lines arriving meanwhile never share an
+// array. An empty flush touches neither (it used to give pending the
+// spare and keep it as the spare too).
 func (b *batchedLog) flush() bool {
 	b.mu.Lock()
 	out := b.pending
-	b.pending = b.spare[:0]
-	b.space.Broadcast()
-	b.mu.Unlock()
 	if len(out) == 0 {
+		b.mu.Unlock()
 		return false
 	}
+	b.pending, b.spare = b.spare[:0], nil
+	b.space.Broadcast()
+	b.mu.Unlock()
 	_, _ = b.w.Write(out)
 	b.mu.Lock()
 	if cap(out) <= maxBatchedLog*2 {

@@ -157,3 +157,57 @@ func TestBatchedLogKeepsOrderAtClose(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestBatchedLogAnEmptyFlushKeepsTheBuffersApart: after a flush that
+// found nothing (a wake-up whose lines an earlier flush took), the lines
+// being written and the lines arriving meanwhile are still in two
+// buffers. The empty flush used to hand the spare buffer to pending and
+// keep it as the spare too, so the next flush wrote from the very array
+// the next lines were appended to: a line being written was overwritten
+// ("L2" became "XX") and the new line went out twice.
+func TestBatchedLogAnEmptyFlushKeepsTheBuffersApart(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	block := false
+	b := &batchedLog{w: writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		blocking := block
+		mu.Unlock()
+		if blocking {
+			entered <- struct{}{}
+			<-release
+		}
+		mu.Lock()
+		got = append(got, string(p))
+		mu.Unlock()
+		return len(p), nil
+	}), wake: make(chan struct{}, 1)}
+	b.space = sync.NewCond(&b.mu)
+	// No run goroutine: the test calls flush itself, in the order that
+	// leads to the empty flush.
+	_, _ = b.Write([]byte("L0\n"))
+	b.flush()
+	_, _ = b.Write([]byte("L1\n"))
+	b.flush()
+	if b.flush() {
+		t.Fatal("a flush with nothing pending reported lines")
+	}
+	_, _ = b.Write([]byte("L2\n"))
+	mu.Lock()
+	block = true
+	mu.Unlock()
+	done := make(chan struct{})
+	go func() { b.flush(); close(done) }()
+	<-entered // L2 is being written
+	_, _ = b.Write([]byte("XX\n"))
+	mu.Lock()
+	block = false
+	mu.Unlock()
+	close(release)
+	<-done
+	b.flush()
+	if all := strings.Join(got, ""); all != "L0\nL1\nL2\nXX\n" {
+		t.Fatalf("the log holds %q, want %q", all, "L0\nL1\nL2\nXX\n")
+	}
+}
