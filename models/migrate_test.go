@@ -224,3 +224,24 @@ func TestDisplayNameHidesThePassword(t *testing.T) {
 		t.Fatalf("Open of an unreachable server = %v; want an error without the password", err)
 	}
 }
+
+// TestOpenErrorsHideAQueryPassword: the password may be given in the
+// URL's query (?password=), which DisplayName already hides; the errors
+// of a URL that does not parse or a server that does not answer quoted
+// it, to stderr and the journal.
+func TestOpenErrorsHideAQueryPassword(t *testing.T) {
+	for _, dsn := range []string{
+		"postgres://app@127.0.0.1:1/outbound?password=s3cret&sslmode=verfy-full",
+		"postgres://app@127.0.0.1:1/outbound?password=s3cret&connect_timeout=x",
+		"postgres://app@127.0.0.1:1/outbound?password=s%33cret&connect_timeout=1",
+		"postgres://app:s%33cret@127.0.0.1:1/outbound?connect_timeout=x",
+	} {
+		_, err := Open(dsn)
+		if err == nil {
+			t.Fatalf("Open(%q) succeeded", dsn)
+		}
+		if msg := err.Error(); strings.Contains(msg, "s3cret") || strings.Contains(msg, "s%33cret") {
+			t.Errorf("Open(%q) = %q: the error shows the password", dsn, msg)
+		}
+	}
+}

@@ -113,11 +113,31 @@ func openPostgres(dsn string) (*Store, error) {
 	return &Store{path: name, dsn: dsn, engine: enginePostgres, w: db, r: db, touched: make(map[int64]time.Time)}, nil
 }
 
-// redactErr is err's text without the DSN's password, which pgx may quote.
+// redactErr is err's text without the DSN's password, which pgx may
+// quote: the whole DSN where it appears becomes DisplayName's form, and
+// then any password left (of the user part or of the query's password
+// parameter, as written and as decoded) becomes xxxxx. pgx hides only
+// the user part's, and a URL that did not parse was quoted whole.
 func redactErr(err error, dsn string) string {
-	msg := err.Error()
-	if u, perr := url.Parse(dsn); perr == nil {
-		if pw, ok := u.User.Password(); ok && pw != "" {
+	msg := strings.ReplaceAll(err.Error(), dsn, DisplayName(dsn))
+	u, perr := url.Parse(dsn)
+	if perr != nil {
+		return msg
+	}
+	var secrets []string
+	if pw, ok := u.User.Password(); ok {
+		secrets = append(secrets, pw, url.PathEscape(pw), url.QueryEscape(pw))
+	}
+	for _, pw := range u.Query()["password"] {
+		secrets = append(secrets, pw, url.QueryEscape(pw))
+	}
+	for _, kv := range strings.Split(u.RawQuery, "&") {
+		if raw, ok := strings.CutPrefix(kv, "password="); ok {
+			secrets = append(secrets, raw)
+		}
+	}
+	for _, pw := range secrets {
+		if pw != "" {
 			msg = strings.ReplaceAll(msg, pw, "xxxxx")
 		}
 	}
