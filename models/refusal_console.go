@@ -14,6 +14,7 @@ import (
 // smallest IDs greater than afterID, shown newest first like every page.
 // newer reports whether still newer matching rows exist. q.BeforeID must be 0.
 func (s *Store) ListRefusalsAfter(ctx context.Context, q RefusalQuery, afterID int64) (rows []Refusal, newer bool, err error) {
+	q = q.storableValues()
 	if afterID < 0 {
 		return nil, false, fmt.Errorf("models: cursor %d is negative; pass an ID from a page of the log", afterID)
 	}

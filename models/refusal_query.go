@@ -144,6 +144,19 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 	return q.searchFilter(db)
 }
 
+// storableValues is q with its column filters read as the stored values
+// are written (storable): a NUL or bytes that are not UTF-8 (a shared
+// link's ?host=%00) become U+FFFD. Bound as they came, they meant
+// "contains anything" on SQLite (LIKE ends its pattern at a NUL) and
+// failed on PostgreSQL, which refuses both in text. The search is read
+// the same way by SearchWords; a ticket is checked as ASCII.
+func (q RefusalQuery) storableValues() RefusalQuery {
+	for _, v := range []*string{&q.Code, &q.Reason, &q.Tool, &q.Agent, &q.Integration, &q.Kind, &q.Host} {
+		*v = storable(*v)
+	}
+	return q
+}
+
 // escapeLike makes s match literally inside a LIKE pattern using '\' as the
 // escape character, so a host filter of "a_b" does not match "axb".
 func escapeLike(s string) string {
@@ -179,6 +192,7 @@ func indexHint(db *gorm.DB, index string) string {
 // rowid), which is what keeps time windows and rare host substrings fast on
 // a million rows: scanning 30-byte index entries instead of 400-byte rows.
 func (s *Store) ListRefusals(ctx context.Context, q RefusalQuery) ([]Refusal, int64, error) {
+	q = q.storableValues()
 	limit, err := q.pageSize()
 	if err != nil {
 		return nil, 0, err

@@ -83,6 +83,7 @@ func (q RefusalQuery) wouldFilter(db *gorm.DB) (*gorm.DB, error) {
 // ListWouldRefusals returns one page of would-be refusals matching q,
 // newest first, and the cursor of the next page (0 when this is the last).
 func (s *Store) ListWouldRefusals(ctx context.Context, q RefusalQuery) ([]WouldRefusal, int64, error) {
+	q = q.storableValues()
 	limit, err := q.pageSize()
 	if err != nil {
 		return nil, 0, err
