@@ -370,3 +370,32 @@ func TestFiltersWithANulOrBytesThatAreNotUTF8(t *testing.T) {
 func describeFilter(q RefusalQuery) string {
 	return fmt.Sprintf("host %q (exact %v) agent %q tool %q reason %q code %q", q.Host, q.HostExact, q.Agent, q.Tool, q.Reason, q.Code)
 }
+
+// The URL's part of the search text is capped by itself: a page that
+// pads its URL past the cap (it chooses the URL) no longer pushes the
+// message and the trigger out of the search, and both engines find them.
+// Capped as a whole, neither was found on SQLite, and the trigger on
+// neither engine.
+func TestALongURLLeavesTheMessageAndTriggerSearchable(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		long := "https://t.example/?q=" + strings.Repeat("a", 1100) + "&tail=zebra"
+		rows := []Refusal{
+			{URL: long, Redirects: StringList{"https://r.example/" + strings.Repeat("b", 2000)}, Message: "Quokka refused", Trigger: "Nightly-Sync"},
+			{URL: "https://other.example/", Message: "Refused: other", Trigger: "manual"},
+		}
+		if err := s.InsertRefusals(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+		for search, want := range map[string]int{"quokka": 1, "nightly-sync": 1, "quokka nightly-sync t.example": 1, "other": 1, "zebra": 0} {
+			got, _, err := s.ListRefusals(ctx, RefusalQuery{Search: search})
+			if err != nil {
+				t.Fatalf("search %q: %v", search, err)
+			}
+			if len(got) != want {
+				t.Errorf("search %q found %d refusals, want %d", search, len(got), want)
+			}
+		}
+	})
+}

@@ -26,7 +26,12 @@ type refusalText struct {
 
 func (refusalText) TableName() string { return "refusal_texts" }
 
-// maxSearchText bounds a row's searchable text, in bytes.
+// maxSearchText bounds, in bytes, each part of a row's searchable text:
+// the URL with its redirect chain, the message (refusal_messages.go caps
+// it alike) and the trigger. Each part is capped by itself: capped as a
+// whole, a URL padded past the bound (the page chooses it) pushed the
+// message and trigger out of the text, so neither was found, and the
+// engines disagreed (PostgreSQL keeps the message apart).
 const maxSearchText = 1024
 
 // searchText is what a search looks in: the URL, the redirect chain, the
@@ -38,27 +43,25 @@ func searchText(r *Refusal) string { return joinSearchText(r, true) }
 func ownSearchText(r *Refusal) string { return joinSearchText(r, false) }
 
 func joinSearchText(r *Refusal, withMessage bool) string {
-	n := len(r.URL) + len(r.Trigger) + 1
-	if withMessage {
-		n += len(r.Message) + 1
-	}
+	n := len(r.URL)
 	for _, u := range r.Redirects {
 		n += 1 + len(u)
 	}
 	var b strings.Builder
-	b.Grow(min(n, maxSearchText+8))
+	b.Grow(n)
 	b.WriteString(r.URL)
 	for _, u := range r.Redirects {
+		if b.Len() >= maxSearchText {
+			break
+		}
 		b.WriteByte('\n')
 		b.WriteString(u)
 	}
+	text := capSearchText(strings.ToLower(b.String()))
 	if withMessage {
-		b.WriteByte('\n')
-		b.WriteString(r.Message)
+		text += "\n" + capSearchText(strings.ToLower(r.Message))
 	}
-	b.WriteByte('\n')
-	b.WriteString(r.Trigger)
-	return capSearchText(strings.ToLower(b.String()))
+	return text + "\n" + capSearchText(strings.ToLower(r.Trigger))
 }
 
 // capSearchText cuts s to maxSearchText bytes, and the character cut in
