@@ -80,6 +80,24 @@ func TestSetupLinkAndSessionWorkOnEveryReplica(t *testing.T) {
 				t.Errorf("a wrong setup token answers %d on replica %s, want 404", p.status, name)
 			}
 		}
+		// A replica started after the setup prints no link of its own, and
+		// says the same of the used one (it answered 404: it had no token).
+		c := newHarnessOn(t, target, func(d *Deps) {
+			tok, err := ServeSetupToken(context.Background(), d.Store.(SetupLinks), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tok.Value() != "" {
+				t.Error("a replica started after the setup has a setup link of its own")
+			}
+			d.Setup = tok
+		})
+		if p := c.browser().get("/setup?token=" + url.QueryEscape(tok)); p.status != http.StatusGone || p.doc.Find(`[data-testid="setup-used"]`).Length() != 1 {
+			t.Errorf("the used setup link answers %d on a replica started after the setup, want 410 and the already-used page", p.status)
+		}
+		if p := c.browser().get("/setup?token=wrong"); p.status != http.StatusNotFound {
+			t.Errorf("a wrong setup token answers %d on a replica started after the setup, want 404", p.status)
+		}
 	})
 }
 

@@ -16,6 +16,19 @@ type SetupLinks interface {
 	EndSetupLinks(ctx context.Context) error
 }
 
+// ServeSetupToken is the setup token `console serve` starts with: a
+// fresh shared one (NewSharedSetupToken) while no user exists; once one
+// does, a token of no link of its own that still knows the links other
+// replicas printed, so a used link opened on a replica started after the
+// setup says it was used and points to sign-in (410) rather than "not
+// found", as it does on the replicas that printed it.
+func ServeSetupToken(ctx context.Context, links SetupLinks, usersExist bool) (*SetupToken, error) {
+	if usersExist {
+		return &SetupToken{links: links}, nil
+	}
+	return NewSharedSetupToken(ctx, links)
+}
+
 // NewSharedSetupToken returns a fresh setup token whose hash is stored in
 // links, so that every replica on the same database accepts it.
 func NewSharedSetupToken(ctx context.Context, links SetupLinks) (*SetupToken, error) {

@@ -99,13 +99,13 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 	// One registry serves MCP and the API, so both share the page cache,
 	// the turn budget and one turn counter per MCP session.
 	reg := tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings, Shots: shots, Integrations: a.Integrations(), Browser: tabs})
-	var setup *web.SetupToken
-	if n, err := a.CountUsers(ctx); err != nil {
+	users, err := a.CountUsers(ctx)
+	if err != nil {
 		return err
-	} else if n == 0 {
-		if setup, err = web.NewSharedSetupToken(ctx, a.Store()); err != nil {
-			return err
-		}
+	}
+	setup, err := web.ServeSetupToken(ctx, a.Store(), users > 0)
+	if err != nil {
+		return err
 	}
 	srv := web.New(web.Deps{
 		Store: a.Store(), Guard: a.Guard(), Settings: a.Settings,
@@ -140,7 +140,7 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 	}
 	base := consoleURL(l.Addr(), cfg.cert != nil, cfg.publicURL)
 	fmt.Fprintf(e.stderr, "Outbound console on %s (database %s)\n", base, models.DisplayName(db))
-	if setup != nil {
+	if setup.Value() != "" {
 		fmt.Fprintf(e.stderr, "No user exists yet. Create the first admin here (the link works once):\n  %s/setup?token=%s\n", base, setup.Value())
 	}
 	errc := make(chan error, 1)
