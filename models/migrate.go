@@ -60,6 +60,7 @@ var migrations = []migration{
 	{17, "the refusal counters keep room on their pages on PostgreSQL, so adding to one does not add index entries", countersFillfactor},
 	{18, "on PostgreSQL the refusal log's ticket and integration indexes leave out the rows without one", partialTicketIndexes},
 	{19, "on PostgreSQL each refusal message is stored once, out of the search text's trigram index", refusalMessages},
+	{20, "the conversations that have read the web, kept for every replica", autoMigrate(&webRead{})},
 }
 
 // wouldRefuseLog is migration 10: refusals and would-be refusals name the
