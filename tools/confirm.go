@@ -105,14 +105,14 @@ func (c *conversation) mode() BrowserMode {
 	return c.settings().Browser
 }
 
-// readWeb reports whether web content has entered the conversation. A
-// call from outside the registry has no known conversation, and counts as
-// having read the web.
-func (c *conversation) readWeb() bool {
+// readWeb reports whether web content has entered the conversation, on
+// this replica or any other. A call from outside the registry has no
+// known conversation, and counts as having read the web.
+func (c *conversation) readWeb(ctx context.Context) bool {
 	if c == nil || c.reads == nil {
 		return true
 	}
-	return c.reads.read(c.thread, c.now())
+	return c.reads.read(ctx, c.thread, c.now())
 }
 
 func (c *conversation) isPending() bool {
@@ -149,7 +149,7 @@ func ConfirmSideEffect(ctx context.Context, a SideEffect) *guard.Refusal {
 // Confirmer: integrations with a method other than GET use it directly.
 func confirmIfReadWeb(ctx context.Context, a SideEffect) *guard.Refusal {
 	conv, _ := ctx.Value(conversationKey{}).(*conversation)
-	if !conv.readWeb() {
+	if !conv.readWeb(ctx) {
 		return nil
 	}
 	ask, _ := ctx.Value(confirmerKey{}).(Confirmer)

@@ -330,29 +330,30 @@ func TestToolAnnotationsOverMCP(t *testing.T) {
 // leaves every conversation counted as tainted until it would have
 // expired.
 func TestWebReadsForgetOnlyWhatCannotMatter(t *testing.T) {
+	ctx := context.Background()
 	now := time.Now()
 	w := newWebReads(3, time.Hour)
-	w.mark("a", now)
-	if !w.read("a", now.Add(59*time.Minute)) || w.read("b", now) {
+	w.mark(ctx, "a", now)
+	if !w.read(ctx, "a", now.Add(59*time.Minute)) || w.read(ctx, "b", now) {
 		t.Fatal("a is tainted and b is not")
 	}
-	if w.read("a", now.Add(3*time.Hour)) || w.len() != 0 {
+	if w.read(ctx, "a", now.Add(3*time.Hour)) || w.len() != 0 {
 		t.Fatal("an idle conversation stays remembered")
 	}
 	for i := range 3 {
-		w.mark(fmt.Sprint(i), now)
+		w.mark(ctx, fmt.Sprint(i), now)
 	}
-	if w.read("new", now) {
+	if w.read(ctx, "new", now) {
 		t.Fatal("a full store taints a clean conversation before anything was forgotten")
 	}
-	w.mark("3", now.Add(time.Minute))
+	w.mark(ctx, "3", now.Add(time.Minute))
 	if w.len() != 3 {
 		t.Fatalf("the store holds %d, want 3", w.len())
 	}
-	if !w.read("0", now.Add(2*time.Minute)) || !w.read("fresh", now.Add(2*time.Minute)) {
+	if !w.read(ctx, "0", now.Add(2*time.Minute)) || !w.read(ctx, "fresh", now.Add(2*time.Minute)) {
 		t.Fatal("a live conversation forgotten by the bound must still count as tainted")
 	}
-	if w.read("fresh", now.Add(2*time.Hour)) {
+	if w.read(ctx, "fresh", now.Add(2*time.Hour)) {
 		t.Fatal("the overflow rule outlived the forgotten conversation's idle time")
 	}
 }
@@ -360,16 +361,17 @@ func TestWebReadsForgetOnlyWhatCannotMatter(t *testing.T) {
 // BenchmarkWebReads: marking and reading a conversation in a store at its
 // full size, as every tool call does once.
 func BenchmarkWebReads(b *testing.B) {
+	ctx := context.Background()
 	w := newWebReads(webReadsMax, webReadsIdle)
 	now := time.Now()
 	for i := range webReadsMax {
-		w.mark(fmt.Sprint("t", i), now)
+		w.mark(ctx, fmt.Sprint("t", i), now)
 	}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		thread := fmt.Sprint("n", i)
-		w.mark(thread, now)
-		if !w.read(thread, now) {
+		w.mark(ctx, thread, now)
+		if !w.read(ctx, thread, now) {
 			b.Fatal("lost a mark")
 		}
 	}

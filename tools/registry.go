@@ -134,8 +134,9 @@ type Registry struct {
 	// turns is the one turn counter of every MCP session, whatever tool
 	// it calls.
 	turns *mcpTurns
-	// reads remembers the conversations web content has entered;
-	// settings say how their side effects are confirmed (nil: refused).
+	// reads remembers the conversations web content has entered (with a
+	// WebReadStore, on every replica: taint.go); settings say how their
+	// side effects are confirmed (nil: refused).
 	reads    *webReads
 	settings func() Settings
 	// asks are the confirmations on their way to people over MCP.
@@ -309,7 +310,7 @@ func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
 	} else {
 		res = t.Run(ctx, turn, args)
 		if !t.NoWeb && broughtWeb(res) {
-			r.reads.mark(c.Turn.Thread, r.now())
+			r.reads.mark(ctx, c.Turn.Thread, r.now())
 		}
 	}
 	if conv.isPending() {

@@ -14,6 +14,11 @@ type Deps struct {
 	Integrations *Integrations
 	// Browser adds the browser_* tools while the browser setting is on.
 	Browser *Tabs
+	// WebReads keeps which conversations have read the web where every
+	// replica sees them (taint.go); nil keeps them in this process only,
+	// for a process whose conversation is its own (the command line,
+	// MCP over stdio).
+	WebReads WebReadStore
 }
 
 // builtins is the one list of the product's tools: each line builds a
@@ -30,6 +35,7 @@ var builtins = []func(d Deps) (Tool, bool){
 func Builtin(d Deps) *Registry {
 	r := NewRegistry(d.Guard)
 	r.settings = d.Settings
+	r.reads.store = d.WebReads
 	if d.Fetch == nil {
 		d.Fetch = NewFetcher(d.Guard, d.Settings)
 	}
