@@ -97,8 +97,10 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 	tabs := tools.NewTabs(shots, a.Settings) // the browser_* tools, offered while the browser setting is on
 	defer tabs.Close()
 	// One registry serves MCP and the API, so both share the page cache,
-	// the turn budget and one turn counter per MCP session.
-	reg := tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings, Shots: shots, Integrations: a.Integrations(), Browser: tabs})
+	// the turn budget and one turn counter per MCP session. Which
+	// conversations have read the web is kept in the database: behind a
+	// load balancer a thread's next call may reach another replica.
+	reg := tools.Builtin(tools.Deps{Guard: a.Guard(), Settings: a.Settings, Shots: shots, Integrations: a.Integrations(), Browser: tabs, WebReads: a.WebReads()})
 	users, err := a.CountUsers(ctx)
 	if err != nil {
 		return err

@@ -12,8 +12,8 @@ const purgeEvery = time.Hour
 const sessionMaxAge = 7 * 24 * time.Hour
 
 // PurgeLoop deletes refusals older than the retention setting, allowed
-// decisions older than theirs, and stale sessions, now and then every
-// purgeEvery. It returns when ctx ends.
+// decisions older than theirs, stale sessions and expired marks of
+// conversations that read the web, now and then every purgeEvery. It returns when ctx ends.
 func (a *App) PurgeLoop(ctx context.Context) {
 	t := time.NewTicker(purgeEvery)
 	defer t.Stop()
@@ -33,6 +33,9 @@ func (a *App) PurgeLoop(ctx context.Context) {
 		}
 		if _, err := a.store.PurgeSessions(ctx, time.Now().Add(-sessionMaxAge)); err != nil && ctx.Err() == nil {
 			a.log.Error("session purge failed", "err", err)
+		}
+		if _, err := a.store.PurgeWebReads(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			a.log.Error("purge of expired web reads failed", "err", err)
 		}
 		select {
 		case <-ctx.Done():
