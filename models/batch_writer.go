@@ -156,9 +156,11 @@ func prepareRow[T any](kind rowKind, r *T, now time.Time) int64 {
 // order, when the database answers again.
 //
 // Order: the batch in flight (or the failed batch being retried), then the
-// memory queue, then the spill file. While the spill file holds rows every
-// new row is appended to it too, so the order of Writes is the order of
-// IDs in the database.
+// memory queue, then the spill file. While spilling every new row is
+// appended to the file too; once the writer has caught up, new rows queue
+// in memory again and what the file still holds, older, goes before them
+// (batch_catchup.go). So the order of Writes is the order of IDs in the
+// database.
 type BatchWriter[T any] struct {
 	insert func(ctx context.Context, rows []T) error
 	opts   RefusalWriterOptions
@@ -182,6 +184,11 @@ type BatchWriter[T any] struct {
 	lastDrop           time.Time // when a drop was last logged
 	lastDropAt         time.Time // when a row was last dropped
 	dropsToLog         uint64
+	// After spilling ends, the file's rows before tailEnd are older than
+	// the queue and written first; leftSpill says the file is to be
+	// emptied (and that said) once they are (batch_catchup.go).
+	tailEnd   int64
+	leftSpill bool
 
 	written  atomic.Uint64
 	dropped  atomic.Uint64
@@ -340,8 +347,9 @@ func (w *BatchWriter[T]) stalledLocked(now time.Time) bool {
 
 // startSpillLocked moves everything unwritten to the spill file, oldest
 // first (the failed or in-flight batch, then the queue), and sends new rows
-// there. The file is empty here: it is only ever appended to while
-// spilling, and spilling ends when it is drained. The batch in flight is
+// there. The file holds nothing unwritten here but, perhaps, the tail of
+// an ended spill (batch_catchup.go), which is older than the queue and
+// written first, and never alongside a batch from memory. The batch in flight is
 // copied, not taken: it may still commit, and then its lines are skipped.
 // So a process killed during a stall loses nothing it acknowledged, unless
 // the file could not take the queue (see below).
@@ -534,25 +542,21 @@ func (w *BatchWriter[T]) nextBatch() (rows []T, fromSpill bool, end int64, err e
 	switch {
 	case len(w.head) > 0:
 		rows, w.head = w.head, nil
-	case w.queue.len() > 0:
+	case w.queue.len() > 0 && !w.tailPendingLocked():
 		rows = w.queue.take() // at most refusalRowsPerTxLimit
 	case w.spill != nil && w.spill.pending() > 0:
 		// Decode outside the lock: Write must never wait for it. Only
 		// this goroutine moves readOff, and appends only move size.
-		off, size := w.spill.readOff, w.spill.size
+		off, stop := w.spillBoundsLocked()
 		w.mu.Unlock()
-		if rows, end, err = spillRead[T](w.spill, off, size, refusalRowsPerTxLimit); err != nil {
+		if rows, end, err = spillRead[T](w.spill, off, stop, refusalRowsPerTxLimit); err != nil {
 			return nil, false, 0, err
 		}
 		w.mu.Lock()
 		fromSpill = true
 	default:
-		if w.spilling {
-			w.spilling = false // drained: new rows go to memory again
-			if err := w.spill.reset(); err != nil {
-				w.logError("could not empty the drained spill file", "err", err)
-			}
-			w.logInfo("the spill file is drained; rows queue in memory again", "spilled_total", w.spilled.Load())
+		if w.spill != nil {
+			w.endSpillLocked() // drained: new rows go to memory again
 		}
 		w.mu.Unlock()
 		return nil, false, 0, nil
@@ -593,6 +597,7 @@ func (w *BatchWriter[T]) writeBatch(ctx context.Context, rows []T, fromSpill boo
 	switch {
 	case fromSpill:
 		posErr = w.spill.committed(end, len(rows))
+		w.emptyIfDrainedLocked()
 	case spilledEnd > 0: // committed after all: skip its copy in the spill file
 		posErr = w.spill.committed(spilledEnd, len(rows))
 	}
