@@ -54,6 +54,7 @@ func (w *BatchWriter[T]) Close(ctx context.Context) error {
 		w.cancel() // abandon the batch in flight; it goes back to the head
 		<-w.done
 	}
+	<-w.watchDone // it moves rows to the spill file, which spillLeftovers closes
 	defer w.cancel()
 	var flushErr error
 	for ctx.Err() == nil {

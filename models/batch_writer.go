@@ -196,11 +196,12 @@ type BatchWriter[T any] struct {
 	spilled  atomic.Uint64
 	latency  latencyHistogram
 
-	wake   chan struct{} // buffered(1): "a batch is ready", coalesced
-	stop   chan struct{} // closed by Close
-	done   chan struct{} // closed when the background goroutine exits
-	ctx    context.Context
-	cancel context.CancelFunc
+	wake      chan struct{} // buffered(1): "a batch is ready", coalesced
+	stop      chan struct{} // closed by Close
+	done      chan struct{} // closed when the background goroutine exits
+	watchDone chan struct{} // closed when the watchdog exits (at once without a spill file)
+	ctx       context.Context
+	cancel    context.CancelFunc
 }
 
 // NewRefusalWriter starts a writer that batches refusals into store. Call
@@ -266,14 +267,15 @@ func NewBatchWriter[T any](insert func(context.Context, []T) error, opts Refusal
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &BatchWriter[T]{
-		insert: insert,
-		opts:   opts,
-		kind:   rowKindOf[T](),
-		wake:   make(chan struct{}, 1),
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
-		ctx:    ctx,
-		cancel: cancel,
+		insert:    insert,
+		opts:      opts,
+		kind:      rowKindOf[T](),
+		wake:      make(chan struct{}, 1),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+		watchDone: make(chan struct{}),
+		ctx:       ctx,
+		cancel:    cancel,
 	}
 	if opts.SpillPath != "" {
 		sp, err := openSpill(opts.SpillPath)
@@ -288,6 +290,11 @@ func NewBatchWriter[T any](insert func(context.Context, []T) error, opts Refusal
 		}
 	}
 	go w.run()
+	if w.spill != nil {
+		go w.watch()
+	} else {
+		close(w.watchDone) // no file to move rows to in a stall
+	}
 	return w, nil
 }
 
@@ -306,14 +313,7 @@ func (w *BatchWriter[T]) Write(r T) bool {
 		return false
 	}
 	over := w.queue.len() >= w.opts.QueueCap || w.queue.bytes+size > w.opts.QueueBytes
-	stalled := w.stalledLocked(now)
-	if !w.spilling && w.spill != nil && (over || stalled) {
-		w.startSpillLocked(now, stalled)
-	} else if w.spilling && stalled && !w.stallLog {
-		// Spilling began because the queue was full; the database has
-		// since stopped answering too, which is said as a stall.
-		w.logStallLocked(now)
-	}
+	w.spillIfDueLocked(now, over)
 	switch {
 	case w.spilling:
 		if err := w.spillLocked(r); err != nil {
@@ -337,6 +337,20 @@ func (w *BatchWriter[T]) Write(r T) bool {
 		}
 	}
 	return true
+}
+
+// spillIfDueLocked starts spilling when the queue is over its bound or
+// the database has stalled. Write asks before each row, the watchdog
+// (batch_watchdog.go) every FlushInterval, for a stall with no Write.
+func (w *BatchWriter[T]) spillIfDueLocked(now time.Time, over bool) {
+	stalled := w.stalledLocked(now)
+	if !w.spilling && w.spill != nil && (over || stalled) {
+		w.startSpillLocked(now, stalled)
+	} else if w.spilling && stalled && !w.stallLog {
+		// Spilling began because the queue was full; the database has
+		// since stopped answering too, which is said as a stall.
+		w.logStallLocked(now)
+	}
 }
 
 // stalledLocked reports whether the oldest unwritten batch has waited

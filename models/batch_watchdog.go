@@ -1,0 +1,28 @@
+package models
+
+import "time"
+
+// watch is a writer's stall watchdog, running while it has a spill file.
+// A stall is the oldest unwritten batch waiting past StallAfter, and the
+// writer goroutine cannot notice it: it is the one waiting, inside the
+// insert. Write noticed it, but only when a row came in, so in a quiet
+// stall the rows acknowledged before it (the batch in flight, the queue)
+// stayed in memory, exposed to a kill -9, for as long as the stall
+// lasted. The watchdog looks every FlushInterval, so they are on disk at
+// most StallAfter + FlushInterval after that batch began, the bound the
+// guide gives for kill -9 (1.15 s by default).
+func (w *BatchWriter[T]) watch() {
+	defer close(w.watchDone)
+	t := time.NewTicker(w.opts.FlushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+		}
+		w.mu.Lock()
+		w.spillIfDueLocked(time.Now().UTC(), false)
+		w.mu.Unlock()
+	}
+}
