@@ -22,9 +22,9 @@ import (
 //
 // Durability: every append is one write(2) straight to the file (no
 // user-space buffer), so a killed process (kill -9, OOM) loses nothing it
-// spilled; the file is fsync'd on every flush round while it holds rows
-// and on Close, so a power loss loses at most one flush interval of
-// spilled rows. The drain position is kept in a sidecar file (.pos) after
+// spilled; the file is fsync'd every flush interval while it holds rows
+// (by the writer's watchdog, batch_watchdog.go) and on Close, so a power
+// loss loses at most one flush interval of spilled rows. The drain position is kept in a sidecar file (.pos) after
 // every committed batch: a crash between a batch's commit and the
 // position's update replays that one batch at the next start (at most
 // rowsPerTx duplicate rows, never a lost one).
@@ -45,6 +45,10 @@ type spillFile struct {
 	// rows and fails it with the error it returns: a disk that fills up
 	// between two appends.
 	failAppend func(rows int) error
+	// syncFile, set by tests only, replaces the fsync: a slow disk. It
+	// is read outside the writer's lock, so it is set before the file
+	// holds rows.
+	syncFile func(*os.File) error
 }
 
 // maxSpillCandidates bounds how many spill files a database's writers use.
@@ -273,7 +277,12 @@ func (s *spillFile) reset() error {
 // pending is the bytes still to drain.
 func (s *spillFile) pending() int64 { return s.size - s.readOff }
 
-func (s *spillFile) sync() error { return s.f.Sync() }
+func (s *spillFile) sync() error {
+	if s.syncFile != nil {
+		return s.syncFile(s.f)
+	}
+	return s.f.Sync()
+}
 
 // close syncs and releases the file (and its lock). A file still holding
 // rows stays for the next start. An empty one stays too, empty: removing

@@ -210,6 +210,7 @@ func TestSpillSurvivesAKilledProcess(t *testing.T) {
 	}
 	// "kill -9": the process's file descriptor (and its lock) goes away,
 	// nothing else runs. A torn half line plays a crash mid-write.
+	stopWatchdog(w)
 	w.mu.Lock()
 	f := w.spill.f
 	_, _ = f.Write([]byte(`{"Host":"torn`))

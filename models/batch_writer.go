@@ -518,7 +518,6 @@ func (w *BatchWriter[T]) flush(ctx context.Context) error {
 // flushWhile writes one batch, then more while more() holds, until
 // nothing is left or a batch fails.
 func (w *BatchWriter[T]) flushWhile(ctx context.Context, more func() bool) error {
-	defer w.syncSpill()
 	for first := true; first || more(); first = false {
 		rows, fromSpill, end, err := w.nextBatch()
 		if err != nil || len(rows) == 0 {
@@ -638,14 +637,6 @@ func (w *BatchWriter[T]) writeBatch(ctx context.Context, rows []T, fromSpill boo
 		w.logWarn("database answers again; draining spilled rows", "stalled", stalledFor.Round(time.Millisecond).String(), "spilled_rows", spillRows)
 	}
 	return nil
-}
-
-func (w *BatchWriter[T]) syncSpill() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.spill != nil && w.spill.pending() > 0 {
-		_ = w.spill.sync()
-	}
 }
 
 func (w *BatchWriter[T]) logInfo(msg string, args ...any) {
