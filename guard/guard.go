@@ -55,6 +55,10 @@ type Guard struct {
 type snapshot struct {
 	policy    *Policy
 	transport *http.Transport
+	// retired is closed when a later policy replaces this one: an open
+	// CONNECT tunnel was decided once, when it opened, and the proxy
+	// waits on this to decide its tunnels again (proxy_tunnel_recheck.go).
+	retired chan struct{}
 }
 
 // idleConnTimeout also bounds how long a retired transport's connections,
@@ -75,7 +79,7 @@ func New(opts Options) *Guard {
 	if p == nil {
 		p, _ = NewPolicyRules(nil, DefaultSettings()) // the default settings are valid
 	}
-	g.snap.Store(&snapshot{policy: p.WithWording(g.wording), transport: g.newTransport()})
+	g.snap.Store(&snapshot{policy: p.WithWording(g.wording), transport: g.newTransport(), retired: make(chan struct{})})
 	return g
 }
 
@@ -100,13 +104,17 @@ func (g *Guard) Policy() *Policy { return g.snap.Load().policy }
 // SetPolicy swaps in p, speaking with the guard's Wording, with a fresh
 // connection pool, for every later decision, and closes the old pool's idle connections. Requests in flight
 // finish under the checks they passed; their connections go back to the
-// old pool, which nothing uses any more, and close when idle.
+// old pool, which nothing uses any more, and close when idle. A proxy's
+// open CONNECT tunnels are not requests in flight but connections that
+// may last for hours: each is decided again under p, off this call, and
+// no byte moves through one until it is (proxy_tunnel_recheck.go).
 func (g *Guard) SetPolicy(p *Policy) {
 	if p == nil {
 		return
 	}
-	if old := g.snap.Swap(&snapshot{policy: p.WithWording(g.wording), transport: g.newTransport()}); old != nil {
+	if old := g.snap.Swap(&snapshot{policy: p.WithWording(g.wording), transport: g.newTransport(), retired: make(chan struct{})}); old != nil {
 		old.transport.CloseIdleConnections()
+		close(old.retired)
 	}
 }
 

@@ -108,7 +108,9 @@ func (g *Guard) NewProxy(opts ProxyOptions) (*Proxy, error) {
 	if opts.TunnelIdleTimeout < 0 {
 		return nil, errors.New("guard: ProxyOptions.TunnelIdleTimeout is negative; use zero for the Timeout setting, or a positive duration")
 	}
-	return &Proxy{g: g, opts: opts, authLog: authLog{window: authLogWindow}}, nil
+	p := &Proxy{g: g, opts: opts, authLog: authLog{window: authLogWindow}}
+	p.tunnels.watch = p.watchTunnels
+	return p, nil
 }
 
 // ServeHTTP authenticates the request, then tunnels a CONNECT or forwards

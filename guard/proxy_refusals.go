@@ -121,8 +121,19 @@ func (p *Proxy) recordProxied(ctx context.Context, req *http.Request, rec Record
 		p.g.record(ctx, rec)
 		return
 	}
+	p.fileRefusal(ctx, proxiedTarget(req), rec)
+}
+
+// fileRefusal is recordProxied for a refusal of the request of target,
+// with a hook to file it under: one made after the request was answered
+// (a tunnel closed while open) has no request left to name it by.
+func (p *Proxy) fileRefusal(ctx context.Context, target string, rec Record) {
+	if p.refused == nil {
+		p.g.record(ctx, rec)
+		return
+	}
 	user, _ := ctx.Value(proxyUserKey{}).(string)
-	p.refused(ctx, user, proxiedTarget(req), rec)
+	p.refused(ctx, user, target, rec)
 }
 
 // keepRefusal records rec, a refusal of user's request of target, and

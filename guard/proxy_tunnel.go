@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"sync"
@@ -18,8 +19,10 @@ import (
 // only then answers 200. Before splicing the two connections together it
 // reads the client's first message and refuses the tunnel (closing it;
 // the 200 is already sent) when that names another host (tunnel_peek.go).
-// Any other refusal is the answer to the CONNECT itself.
-func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+// Any other refusal is the answer to the CONNECT itself. While it is open,
+// the tunnel is decided again whenever the policy changes, and closed
+// when it is refused (proxy_tunnel_recheck.go).
+func (p *Proxy) tunnel(ctx *proxyContext, w http.ResponseWriter, r *http.Request) {
 	if p.tunnels.isClosed() {
 		writeText(w, http.StatusServiceUnavailable, "The proxy is shutting down.\nFix: Retry through a running proxy.\n")
 		return
@@ -60,12 +63,20 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	if idle == 0 {
 		idle = pol.settings.Timeout
 	}
-	t := &tunnelConn{client: client, upstream: upstream, idle: idle}
+	t := &tunnelConn{client: client, upstream: upstream, idle: idle, p: p,
+		ctx: &proxyContext{Context: context.Background(), who: ctx.who}, raw: raw,
+		hostPort: joinHostPort(d.Host, strconv.Itoa(int(d.Port))), addrs: d.Addresses()}
+	t.checked.Store(pol)
 	if !p.tunnels.add(t) {
 		t.closeBoth()
 		return
 	}
 	defer p.tunnels.remove(t)
+	// The policy may have changed while the tunnel dialled, before the
+	// set held it for the watch to decide it again.
+	if !p.current(t) {
+		return
+	}
 	_ = client.SetWriteDeadline(time.Now().Add(idle))
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		t.closeBoth()
@@ -81,6 +92,9 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	// checked: the refusal when it names another host, the allowed
 	// CONNECT otherwise (also when the client sent nothing at all).
 	first, err := readTunnelFirst(client, early, idle)
+	if t.revoked.Load() {
+		return // closed by a decision made since, which is its record
+	}
 	if len(first.bytes) == 0 && err != nil {
 		p.g.record(ctx, allowed)
 		t.closeBoth()
@@ -91,6 +105,9 @@ func (p *Proxy) tunnel(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		ref.Addresses = d.Addresses()
 		p.recordProxied(ctx, r, Record{Refusal: ref, URL: raw, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)})
 		t.closeBoth()
+		return
+	}
+	if !p.current(t) {
 		return
 	}
 	p.g.record(ctx, allowed)
@@ -116,6 +133,27 @@ type tunnelConn struct {
 	idle             time.Duration
 	last             atomic.Int64 // when a byte last moved, in UnixNano
 	closeOnce        sync.Once
+	closed           atomic.Bool // closeBoth has run
+
+	// What the tunnel was decided on, to decide it again when the
+	// policy changes (proxy_tunnel_recheck.go): the caller and
+	// credential (over no request's context: the watch decides on its
+	// own goroutine, and needs only who asked), the CONNECT as
+	// recorded, its decided host and port, and the addresses that were
+	// checked and dialled.
+	p        *Proxy
+	ctx      *proxyContext
+	raw      string
+	hostPort string
+	addrs    []netip.Addr
+	// checked is the policy the tunnel was last decided under.
+	checked atomic.Pointer[Policy]
+	// mu makes one re-decision at a time, so that two of them never
+	// both close the tunnel and record it.
+	mu sync.Mutex
+	// revoked says a decision made while the tunnel was open closed it
+	// and recorded that; its handler records nothing more.
+	revoked atomic.Bool
 }
 
 // run copies both ways until both sides have finished. When one side
@@ -141,6 +179,12 @@ func (t *tunnelConn) pipe(dst, src net.Conn) {
 		_ = src.SetReadDeadline(time.Now().Add(t.idle))
 		n, err := src.Read(buf)
 		if n > 0 {
+			// Nothing moves under a policy the tunnel was not decided
+			// under: right after a change, the first bytes wait for
+			// its decision rather than for the watch to get round to it.
+			if !t.p.current(t) {
+				return
+			}
 			t.last.Store(time.Now().UnixNano())
 			_ = dst.SetWriteDeadline(time.Now().Add(t.idle))
 			if _, werr := dst.Write(buf[:n]); werr != nil {
@@ -172,18 +216,25 @@ func isTimeout(err error) bool {
 
 func (t *tunnelConn) closeBoth() {
 	t.closeOnce.Do(func() {
+		t.closed.Store(true)
 		_ = t.client.Close()
 		_ = t.upstream.Close()
 	})
 }
 
 // tunnelSet tracks the open tunnels, which an http.Server forgets once
-// they take over their connections, so that Close can end them.
+// they take over their connections, so that Close can end them and a
+// policy change can decide them again.
 type tunnelSet struct {
 	mu     sync.Mutex
 	open   map[*tunnelConn]struct{}
 	closed bool
 	wg     sync.WaitGroup
+	// watch runs while any tunnel is open, until stop is closed: the
+	// proxy's watch of the policy (proxy_tunnel_recheck.go). A proxy
+	// without open tunnels runs nothing.
+	watch func(stop <-chan struct{})
+	stop  chan struct{}
 }
 
 func (s *tunnelSet) add(t *tunnelConn) bool {
@@ -197,14 +248,33 @@ func (s *tunnelSet) add(t *tunnelConn) bool {
 	}
 	s.open[t] = struct{}{}
 	s.wg.Add(1)
+	if s.stop == nil && s.watch != nil {
+		s.stop = make(chan struct{})
+		go s.watch(s.stop)
+	}
 	return true
 }
 
 func (s *tunnelSet) remove(t *tunnelConn) {
 	s.mu.Lock()
 	delete(s.open, t)
+	if len(s.open) == 0 && s.stop != nil {
+		close(s.stop)
+		s.stop = nil
+	}
 	s.mu.Unlock()
 	s.wg.Done()
+}
+
+// list returns the open tunnels.
+func (s *tunnelSet) list() []*tunnelConn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*tunnelConn, 0, len(s.open))
+	for t := range s.open {
+		out = append(out, t)
+	}
+	return out
 }
 
 func (s *tunnelSet) isClosed() bool {

@@ -1,0 +1,99 @@
+package guard
+
+import (
+	"context"
+	"net/netip"
+	"net/url"
+)
+
+// An open CONNECT tunnel is one decision that may last for hours: a
+// client keeps a busy keep-alive TLS connection open as long as it likes,
+// and the idle limit never ends it. Were it decided only when it opened,
+// an admin who removes a host from the allowlist (or narrows the public
+// web to a list) would stop new requests to it but not the agent that
+// already holds a tunnel there. So every policy change decides each open
+// tunnel again, and closes the ones the new policy refuses, each with one
+// refusal record, since each is a decision.
+//
+// The decision again is made on what the tunnel was decided and dialled
+// on: its host and port, its caller (scoped entries apply), and the
+// addresses that were checked when it opened, one of which it is
+// connected to. So it looks nothing up and dials nothing: it needs no
+// network, takes microseconds, cannot fail or stall on a resolver, and
+// judges the connection that is actually open rather than whatever the
+// name resolves to now (a fresh answer says nothing about this
+// connection, and a failed lookup would close tunnels the policy allows).
+//
+// It happens off the swap: SetPolicy only closes the retired snapshot's
+// channel. Two things then decide again: each direction of a busy tunnel,
+// before it passes on the next bytes it read (so not a byte moves under a
+// policy the tunnel was not decided under), and the proxy's watch, which
+// runs while any tunnel is open and decides the quiet ones, so that they
+// close and are recorded now rather than at their next byte.
+
+// watchTunnels decides the open tunnels again after every policy change,
+// until stop is closed (the last tunnel ended). A tunnel that joins the
+// set after the watch has listed it decides itself against the policy of
+// that moment (Proxy.tunnel), so none is missed.
+func (p *Proxy) watchTunnels(stop <-chan struct{}) {
+	for {
+		snap := p.g.snap.Load()
+		for _, t := range p.tunnels.list() {
+			p.current(t)
+		}
+		select {
+		case <-snap.retired:
+		case <-stop:
+			return
+		}
+	}
+}
+
+// current reports whether t may go on under the policy in force,
+// deciding it again (and closing it, recorded) if the policy changed
+// since it was last decided. The usual answer is two atomic loads.
+func (p *Proxy) current(t *tunnelConn) bool {
+	if t.checked.Load() == p.g.Policy() {
+		return !t.revoked.Load()
+	}
+	return p.redecide(t)
+}
+
+// redecide decides t under the policy in force, which it reads under t's
+// lock: two callers racing never decide under an older policy than the
+// one the other saw, so a later policy's verdict always stands.
+func (p *Proxy) redecide(t *tunnelConn) bool {
+	t.mu.Lock()
+	if t.revoked.Load() || t.closed.Load() {
+		t.mu.Unlock()
+		return false
+	}
+	pol := p.g.Policy()
+	if t.checked.Load() == pol {
+		t.mu.Unlock()
+		return true
+	}
+	d := pol.DecideURL(t.ctx, decidedAddrs(t.addrs), &url.URL{Scheme: "https", Host: t.hostPort, Path: "/"}, t.raw)
+	if d.Allowed {
+		t.checked.Store(pol)
+		t.mu.Unlock()
+		return true
+	}
+	t.revoked.Store(true)
+	t.mu.Unlock()
+	t.closeBoth()
+	ref := d.Refusal()
+	ref.URL = t.raw // as the tunnel's allowed record named it
+	ref.Message = "The allowlist or settings changed while the tunnel to " + t.hostPort + " was open, and the tunnel was closed: " + ref.Message
+	p.fileRefusal(t.ctx, t.raw, Record{Refusal: ref, URL: t.raw, Host: d.Host, Port: d.Port, Proxied: true})
+	return false
+}
+
+// decidedAddrs answers a re-decision's lookup with the addresses the
+// tunnel was decided and dialled on, so that deciding again looks
+// nothing up.
+type decidedAddrs []netip.Addr
+
+func (a decidedAddrs) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return a, nil
+}

@@ -1,0 +1,301 @@
+package guard
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/outboundhq/outbound/guard/guardtest"
+)
+
+// tunnelTarget is a loopback HTTP/1.1 server standing in for one public
+// host behind a tunnel. It answers each request on a kept-alive
+// connection with its path, and keeps every byte it read, so a test can
+// tell exactly what reached it, and when its connection ended.
+type tunnelTarget struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	got   bytes.Buffer
+	ended chan struct{} // closed when the proxy closes its connection
+}
+
+func newTunnelTarget(t *testing.T) *tunnelTarget {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	s := &tunnelTarget{ln: l, ended: make(chan struct{})}
+	go func() {
+		c, err := l.Accept() // one tunnel, one connection
+		if err != nil {
+			return
+		}
+		defer close(s.ended)
+		defer c.Close()
+		br := bufio.NewReader(io.TeeReader(c, s))
+		for {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(req.URL.Path), req.URL.Path)
+		}
+	}()
+	return s
+}
+
+// Write keeps what the server read.
+func (s *tunnelTarget) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.got.Write(p)
+}
+
+func (s *tunnelTarget) received() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.got.String()
+}
+
+// waitEnded fails unless the proxy closes the server's connection soon.
+func (s *tunnelTarget) waitEnded(t *testing.T, msg string) {
+	t.Helper()
+	select {
+	case <-s.ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal(msg)
+	}
+}
+
+// openTunnel CONNECTs to host:443 through the proxy at addr with auth.
+func openTunnel(t *testing.T, addr, host, auth string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	resp, conn, br := rawRequest(t, addr, "CONNECT "+host+":443", auth)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("CONNECT %s: %d", host, resp.StatusCode)
+	}
+	return conn, br
+}
+
+// tunnelGet sends GET path through a tunnel to host.
+func tunnelGet(conn net.Conn, host, path string) error {
+	_, err := io.WriteString(conn, "GET "+path+" HTTP/1.1\r\nHost: "+host+"\r\n\r\n")
+	return err
+}
+
+// tunnelRoundTrip sends GET path through a tunnel to host and fails
+// unless the target answers it.
+func tunnelRoundTrip(t *testing.T, conn net.Conn, br *bufio.Reader, host, path string) {
+	t.Helper()
+	if err := tunnelGet(conn, host, path); err != nil {
+		t.Fatalf("GET %s through the tunnel to %s: %v", path, host, err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("GET %s through the tunnel to %s: %v", path, host, err)
+	}
+	if body := readBody(t, resp); resp.StatusCode != 200 || body != path {
+		t.Fatalf("GET %s through the tunnel to %s: %d %q", path, host, resp.StatusCode, body)
+	}
+}
+
+// waitTunnelClosed fails unless the proxy closes the client's end of a
+// tunnel soon, and returns whatever the client read before the close.
+func waitTunnelClosed(t *testing.T, conn net.Conn, br *bufio.Reader, msg string) string {
+	t.Helper()
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	got, err := io.ReadAll(br)
+	if isTimeout(err) {
+		t.Fatalf("%s: still open after 5s (read %q)", msg, got)
+	}
+	return string(got)
+}
+
+// waitEvents polls until the recorder holds n refusals, and returns them.
+func waitEvents(t *testing.T, r *recordingRecorder, n int) []Record {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ev := r.Events()
+		if len(ev) >= n || time.Now().After(deadline) {
+			return ev
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestProxyTunnelClosedWhenThePolicyNoLongerAllowsItsHost: two tunnels
+// are open and busy; the policy changes so that one host is refused. That
+// tunnel closes at once: the request its client sends right after the
+// change never reaches the server, and its one record is a refusal that
+// says why and how to fix it. The other tunnel keeps working. Nothing is
+// looked up or dialled to decide again.
+func TestProxyTunnelClosedWhenThePolicyNoLongerAllowsItsHost(t *testing.T) {
+	tests := []struct {
+		name        string
+		before      []string // nil: PUBLIC WEB
+		after       []string
+		reason      Reason
+		wantMessage string
+	}{
+		{"its entry removed", []string{"kept.example.com", "gone.example.com"}, []string{"kept.example.com"},
+			ReasonNotAllowlisted, "gone.example.com is not on the outbound allowlist."},
+		{"the public web narrowed to an allowlist", nil, []string{"kept.example.com"},
+			ReasonNotAllowlisted, "gone.example.com is not on the outbound allowlist."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var before *Policy
+			if tt.before != nil {
+				before = mustPolicy(t, DefaultSettings(), tt.before...)
+			}
+			f := newProxyFixture(t, before, newResolver("kept.example.com", []string{"93.184.216.34"}, "gone.example.com", []string{"93.184.216.35"}))
+			kept, gone := newTunnelTarget(t), newTunnelTarget(t)
+			f.dialer.Route("93.184.216.34:443", kept.ln.Addr().String())
+			f.dialer.Route("93.184.216.35:443", gone.ln.Addr().String())
+			auth := basic(f.user, f.pass)
+			keptConn, keptBr := openTunnel(t, f.proxy.Addr(), "kept.example.com", auth)
+			goneConn, goneBr := openTunnel(t, f.proxy.Addr(), "gone.example.com", auth)
+			tunnelRoundTrip(t, keptConn, keptBr, "kept.example.com", "/one")
+			tunnelRoundTrip(t, goneConn, goneBr, "gone.example.com", "/one")
+			lookups, dials := f.resolver.Lookups(), f.dialer.Dials()
+
+			f.SetPolicy(mustPolicy(t, DefaultSettings(), tt.after...))
+			// Sent at once: not a byte of it may reach the server.
+			_ = tunnelGet(goneConn, "gone.example.com", "/canary")
+			if got := waitTunnelClosed(t, goneConn, goneBr, "the tunnel to a host the policy now refuses"); got != "" {
+				t.Fatalf("the client read %q after the change", got)
+			}
+			gone.waitEnded(t, "the server side of the refused tunnel stayed open")
+			if got := gone.received(); strings.Contains(got, "canary") || strings.Count(got, "GET ") != 1 {
+				t.Fatalf("the server received %q: bytes sent after the change reached it", got)
+			}
+
+			tunnelRoundTrip(t, keptConn, keptBr, "kept.example.com", "/two")
+			select {
+			case <-kept.ended:
+				t.Fatal("the tunnel to a host the policy still allows was closed")
+			default:
+			}
+
+			ev := waitEvents(t, f.reports, 1)
+			if len(ev) != 1 {
+				t.Fatalf("refusals = %+v, want one, for the closed tunnel", ev)
+			}
+			r := ev[0].Refusal
+			if ev[0].Host != "gone.example.com" || ev[0].Port != 443 || !ev[0].Proxied || ev[0].Caller.Tool != "proxy" ||
+				r.Code != CodeForbidden || r.Reason != tt.reason || r.Remedy != AddEntry("gone.example.com") ||
+				!strings.Contains(r.Message, "changed while the tunnel to gone.example.com:443 was open") ||
+				!strings.Contains(r.Message, tt.wantMessage) || r.Fix == "" || r.URL != "https://gone.example.com:443/" {
+				t.Fatalf("the refusal of the closed tunnel: %+v %+v", ev[0], r)
+			}
+			if all := f.reports.All(); len(all) != 3 {
+				t.Fatalf("records = %+v, want the two allowed CONNECTs and the one refusal", all)
+			}
+			if l, d := f.resolver.Lookups(), f.dialer.Dials(); !slices.Equal(l, lookups) || !slices.Equal(d, dials) {
+				t.Fatalf("deciding again looked up %v and dialled %v", l[len(lookups):], d[len(dials):])
+			}
+		})
+	}
+}
+
+// TestProxyIdleTunnelClosedWhenThePolicyChanges: a tunnel through which
+// nothing moves after the change is closed too, soon, not when it idles
+// out, with its one refusal.
+func TestProxyIdleTunnelClosedWhenThePolicyChanges(t *testing.T) {
+	f := newProxyFixture(t, mustPolicy(t, DefaultSettings(), "gone.example.com"), newResolver("gone.example.com", []string{"93.184.216.35"}))
+	gone := newTunnelTarget(t)
+	f.dialer.Route("93.184.216.35:443", gone.ln.Addr().String())
+	conn, br := openTunnel(t, f.proxy.Addr(), "gone.example.com", basic(f.user, f.pass))
+	tunnelRoundTrip(t, conn, br, "gone.example.com", "/one")
+
+	f.SetPolicy(mustPolicy(t, DefaultSettings(), "kept.example.com"))
+	if got := waitTunnelClosed(t, conn, br, "an idle tunnel to a host the policy now refuses"); got != "" {
+		t.Fatalf("the client read %q after the change", got)
+	}
+	gone.waitEnded(t, "the server side of the refused tunnel stayed open")
+	if ev := waitEvents(t, f.reports, 1); len(ev) != 1 || ev[0].Refusal.Reason != ReasonNotAllowlisted || ev[0].Host != "gone.example.com" {
+		t.Fatalf("refusals = %+v, want one not_allowlisted for gone.example.com", ev)
+	}
+}
+
+// TestProxyTunnelKeptWhenThePolicyStillAllowsIt: a change that still
+// allows the tunnel's host (here: another entry added) leaves it open,
+// working, and unrecorded.
+func TestProxyTunnelKeptWhenThePolicyStillAllowsIt(t *testing.T) {
+	f := newProxyFixture(t, mustPolicy(t, DefaultSettings(), "kept.example.com"), newResolver("kept.example.com", []string{"93.184.216.34"}))
+	kept := newTunnelTarget(t)
+	f.dialer.Route("93.184.216.34:443", kept.ln.Addr().String())
+	conn, br := openTunnel(t, f.proxy.Addr(), "kept.example.com", basic(f.user, f.pass))
+	tunnelRoundTrip(t, conn, br, "kept.example.com", "/one")
+	for i := range 3 {
+		f.SetPolicy(mustPolicy(t, DefaultSettings(), "kept.example.com", fmt.Sprintf("other%d.example.com", i)))
+		tunnelRoundTrip(t, conn, br, "kept.example.com", fmt.Sprintf("/after-%d", i))
+	}
+	if ev := f.reports.Events(); len(ev) != 0 {
+		t.Fatalf("refusals = %+v, want none", ev)
+	}
+	if all := f.reports.All(); len(all) != 1 {
+		t.Fatalf("records = %+v, want the one allowed CONNECT", all)
+	}
+}
+
+// TestProxyTunnelDecidedAgainWhenThePolicyChangesWhileItDials: the
+// policy changes after a CONNECT was decided but before its tunnel is
+// open (while it dials), so no watch has seen it yet. It is decided
+// again as it opens: closed before the 200, never carrying a byte, with
+// one record, the refusal.
+func TestProxyTunnelDecidedAgainWhenThePolicyChangesWhileItDials(t *testing.T) {
+	r := newResolver("gone.example.com", []string{"93.184.216.35"})
+	gone := newTunnelTarget(t)
+	dialer := guardtest.NewDialer()
+	dialer.Route("93.184.216.35:443", gone.ln.Addr().String())
+	dialing, release := make(chan struct{}), make(chan struct{})
+	reports := &recordingRecorder{}
+	g := New(Options{Policy: mustPolicy(t, DefaultSettings(), "gone.example.com"), Resolver: r, Recorder: reports,
+		Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+			close(dialing)
+			<-release
+			return dialer.Dial(ctx, network, address)
+		}})
+	t.Cleanup(g.Close)
+	ep, err := g.StartProxy(EmbeddedProxyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ep.Close() })
+	user, pass := ep.ProcessCredential()
+	conn, err := net.Dial("tcp", ep.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "CONNECT gone.example.com:443 HTTP/1.1\r\nHost: gone.example.com:443\r\nProxy-Authorization: %s\r\n\r\n", basic(user, pass))
+	<-dialing
+	g.SetPolicy(mustPolicy(t, DefaultSettings(), "kept.example.com"))
+	close(release)
+	_ = tunnelGet(conn, "gone.example.com", "/canary")
+	if got := waitTunnelClosed(t, conn, bufio.NewReader(conn), "a tunnel decided under the old policy"); got != "" {
+		t.Fatalf("the client read %q; the tunnel must close unanswered", got)
+	}
+	gone.waitEnded(t, "the server side stayed open")
+	if got := gone.received(); got != "" {
+		t.Fatalf("the server received %q", got)
+	}
+	ev := waitEvents(t, reports, 1)
+	if all := reports.All(); len(ev) != 1 || len(all) != 1 || ev[0].Refusal.Reason != ReasonNotAllowlisted {
+		t.Fatalf("records = %+v, want one: the refusal", all)
+	}
+}
