@@ -70,6 +70,19 @@ type ProxyOptions struct {
 	// setting in force when the tunnel opened, the same bound that applies
 	// to a silent server on an absolute-URI request.
 	TunnelIdleTimeout time.Duration
+	// CredentialRecheck, when positive, asks Authenticate this often
+	// again about the credential of each open CONNECT tunnel, and closes
+	// the tunnels whose credential it no longer accepts. A tunnel is one
+	// request that may last for hours, so a credential revoked where
+	// this proxy is not told (another process, another replica) would
+	// otherwise be refused only from its next request, never in the
+	// tunnel it holds. ErrProxyCredential closes the tunnel with one
+	// proxy_auth refusal; ErrRevokedCredential closes it unrecorded, as
+	// its stragglers are; any other error (the check could not be made)
+	// leaves it open until the next check. For this the proxy keeps each
+	// open tunnel's password, for as long as the tunnel lasts. Zero
+	// checks a credential only when its request comes.
+	CredentialRecheck time.Duration
 	// AcceptTicket takes the client's TicketHeader as the ticket its
 	// requests serve. Off for a proxy whose clients are web pages (a
 	// screenshot's): a page must not label its loads. Either way the header
@@ -104,6 +117,9 @@ const proxyTool = "proxy"
 func (g *Guard) NewProxy(opts ProxyOptions) (*Proxy, error) {
 	if opts.Authenticate == nil {
 		return nil, errors.New("guard: ProxyOptions.Authenticate is nil; the proxy never runs open, so give it a function that checks the Basic credential")
+	}
+	if opts.CredentialRecheck < 0 {
+		return nil, errors.New("guard: ProxyOptions.CredentialRecheck is negative; use zero to check a credential only when its request comes, or a positive duration")
 	}
 	if opts.TunnelIdleTimeout < 0 {
 		return nil, errors.New("guard: ProxyOptions.TunnelIdleTimeout is negative; use zero for the Timeout setting, or a positive duration")

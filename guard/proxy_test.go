@@ -413,6 +413,10 @@ func TestNewProxyNeedsAuthenticate(t *testing.T) {
 	if _, err := g.NewProxy(ProxyOptions{}); err == nil || !strings.Contains(err.Error(), "Authenticate is nil") {
 		t.Fatalf("NewProxy without Authenticate: %v", err)
 	}
+	auth := func(context.Context, string, string) (Caller, error) { return Caller{}, nil }
+	if _, err := g.NewProxy(ProxyOptions{Authenticate: auth, CredentialRecheck: -time.Second}); err == nil || !strings.Contains(err.Error(), "CredentialRecheck is negative") {
+		t.Fatalf("NewProxy with a negative CredentialRecheck: %v", err)
+	}
 }
 
 // TestProxyAuthenticateFailure: an Authenticate that cannot check (a

@@ -65,8 +65,11 @@ func (p *Proxy) tunnel(ctx *proxyContext, w http.ResponseWriter, r *http.Request
 	}
 	t := &tunnelConn{client: client, upstream: upstream, idle: idle, p: p,
 		ctx: &proxyContext{Context: context.Background(), who: ctx.who}, raw: raw,
-		hostPort: joinHostPort(d.Host, strconv.Itoa(int(d.Port))), addrs: d.Addresses()}
+		host: d.Host, port: d.Port, addrs: d.Addresses()}
 	t.checked.Store(pol)
+	if p.opts.CredentialRecheck > 0 {
+		_, t.pass, _ = parseBasic(r.Header.Get("Proxy-Authorization")) // authenticate parsed it already
+	}
 	if !p.tunnels.add(t) {
 		t.closeBoth()
 		return
@@ -141,18 +144,23 @@ type tunnelConn struct {
 	// own goroutine, and needs only who asked), the CONNECT as
 	// recorded, its decided host and port, and the addresses that were
 	// checked and dialled.
-	p        *Proxy
-	ctx      *proxyContext
-	raw      string
-	hostPort string
-	addrs    []netip.Addr
+	p     *Proxy
+	ctx   *proxyContext
+	raw   string
+	host  string
+	port  uint16
+	addrs []netip.Addr
+	// pass is the credential's password, kept only with
+	// ProxyOptions.CredentialRecheck, to ask about it again.
+	pass string
 	// checked is the policy the tunnel was last decided under.
 	checked atomic.Pointer[Policy]
 	// mu makes one re-decision at a time, so that two of them never
 	// both close the tunnel and record it.
 	mu sync.Mutex
-	// revoked says a decision made while the tunnel was open closed it
-	// and recorded that; its handler records nothing more.
+	// revoked says a decision made while the tunnel was open (its policy
+	// or its credential) closed it, and recorded that if it records
+	// anything; its handler records nothing more.
 	revoked atomic.Bool
 }
 

@@ -2,8 +2,11 @@ package guard
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 	"net/url"
+	"strconv"
+	"time"
 )
 
 // An open CONNECT tunnel is one decision that may last for hours: a
@@ -36,6 +39,11 @@ import (
 // set after the watch has listed it decides itself against the policy of
 // that moment (Proxy.tunnel), so none is missed.
 func (p *Proxy) watchTunnels(stop <-chan struct{}) {
+	if p.opts.CredentialRecheck > 0 {
+		// Apart, so that a slow credential store never holds up the
+		// policy's decisions.
+		go p.watchCredentials(stop)
+	}
 	for {
 		snap := p.g.snap.Load()
 		for _, t := range p.tunnels.list() {
@@ -73,21 +81,21 @@ func (p *Proxy) redecide(t *tunnelConn) bool {
 		t.mu.Unlock()
 		return true
 	}
-	d := pol.DecideURL(t.ctx, decidedAddrs(t.addrs), &url.URL{Scheme: "https", Host: t.hostPort, Path: "/"}, t.raw)
+	d := pol.DecideURL(t.ctx, decidedAddrs(t.addrs), &url.URL{Scheme: "https", Host: t.hostPort(), Path: "/"}, t.raw)
 	if d.Allowed {
 		t.checked.Store(pol)
 		t.mu.Unlock()
 		return true
 	}
-	t.revoked.Store(true)
-	t.mu.Unlock()
-	t.closeBoth()
+	t.revokeLocked()
 	ref := d.Refusal()
 	ref.URL = t.raw // as the tunnel's allowed record named it
-	ref.Message = "The allowlist or settings changed while the tunnel to " + t.hostPort + " was open, and the tunnel was closed: " + ref.Message
+	ref.Message = "The allowlist or settings changed while the tunnel to " + t.hostPort() + " was open, and the tunnel was closed: " + ref.Message
 	p.fileRefusal(t.ctx, t.raw, Record{Refusal: ref, URL: t.raw, Host: d.Host, Port: d.Port, Proxied: true})
 	return false
 }
+
+func (t *tunnelConn) hostPort() string { return joinHostPort(t.host, strconv.Itoa(int(t.port))) }
 
 // decidedAddrs answers a re-decision's lookup with the addresses the
 // tunnel was decided and dialled on, so that deciding again looks
@@ -96,4 +104,80 @@ type decidedAddrs []netip.Addr
 
 func (a decidedAddrs) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
 	return a, nil
+}
+
+// revokeLocked closes t for a decision made while it was open; t.mu is
+// held, and released. The caller records the decision, once.
+func (t *tunnelConn) revokeLocked() {
+	t.revoked.Store(true)
+	t.mu.Unlock()
+	t.closeBoth()
+}
+
+// revoke is revokeLocked for a caller that does not hold t.mu; it reports
+// whether it closed t (not closed already), and so should record it.
+func (t *tunnelConn) revoke() bool {
+	t.mu.Lock()
+	if t.revoked.Load() || t.closed.Load() {
+		t.mu.Unlock()
+		return false
+	}
+	t.revokeLocked()
+	return true
+}
+
+// A credential is checked when its request comes, and a tunnel is one
+// request: a token revoked while an agent holds a tunnel would be refused
+// only from the agent's next request, never in the tunnel. A proxy that
+// is not told of revocations (`console proxy`, whose tokens are revoked
+// by other processes) asks again every ProxyOptions.CredentialRecheck.
+
+// watchCredentials asks Authenticate again about the credential of each
+// open tunnel every CredentialRecheck, until stop is closed.
+func (p *Proxy) watchCredentials(stop <-chan struct{}) {
+	tick := time.NewTicker(p.opts.CredentialRecheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		p.recheckCredentials()
+	}
+}
+
+// recheckCredentials asks once per credential, however many tunnels it
+// holds, within the Timeout setting, and closes the tunnels of each
+// credential Authenticate no longer accepts. A check that could not be
+// made closes nothing: a store that is down for a moment must not cut
+// every agent's tunnels, and the next check asks again.
+func (p *Proxy) recheckCredentials() {
+	ctx, cancel := context.WithTimeout(context.Background(), p.g.Policy().settings.Timeout)
+	defer cancel()
+	type key struct{ user, pass string }
+	verdicts := map[key]error{}
+	for _, t := range p.tunnels.list() {
+		if t.revoked.Load() || t.closed.Load() {
+			continue
+		}
+		c := key{t.ctx.who.user, t.pass}
+		err, asked := verdicts[c]
+		if !asked {
+			_, err = p.opts.Authenticate(ctx, c.user, c.pass)
+			verdicts[c] = err
+		}
+		switch {
+		case errors.Is(err, ErrRevokedCredential):
+			t.revoke() // an ended call's, recorded as its stragglers are: not at all
+		case errors.Is(err, ErrProxyCredential):
+			if t.revoke() {
+				p.fileRefusal(t.ctx, t.raw, Record{URL: t.raw, Host: t.host, Port: t.port, Proxied: true, Refusal: &Refusal{
+					Code: CodeForbidden, Reason: ReasonProxyAuth, URL: t.raw,
+					Message: "The proxy credential of the tunnel to " + t.hostPort() + " was revoked while the tunnel was open, and the tunnel was closed.",
+					Fix:     "Give the client a current credential. " + p.opts.AuthHint,
+				}})
+			}
+		}
+	}
 }

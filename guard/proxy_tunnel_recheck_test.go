@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -297,5 +299,136 @@ func TestProxyTunnelDecidedAgainWhenThePolicyChangesWhileItDials(t *testing.T) {
 	ev := waitEvents(t, reports, 1)
 	if all := reports.All(); len(ev) != 1 || len(all) != 1 || ev[0].Refusal.Reason != ReasonNotAllowlisted {
 		t.Fatalf("records = %+v, want one: the refusal", all)
+	}
+}
+
+// tokenProxy serves a proxy whose credentials are tokens (the password)
+// that the test can revoke, or make uncheckable, while tunnels are open.
+type tokenProxy struct {
+	*testGuard
+	addr string
+	mu   sync.Mutex
+	// tokens maps a token to its agent, or to the error Authenticate
+	// answers for it.
+	tokens map[string]any
+	asked  map[string]int // Authenticate's calls, by token
+}
+
+func newTokenProxy(t *testing.T, r *guardtest.Resolver, tokens map[string]any) *tokenProxy {
+	t.Helper()
+	tp := &tokenProxy{testGuard: newTestGuard(t, nil, r), tokens: tokens, asked: map[string]int{}}
+	p, err := tp.NewProxy(ProxyOptions{
+		Authenticate: func(_ context.Context, _, token string) (Caller, error) {
+			tp.mu.Lock()
+			defer tp.mu.Unlock()
+			tp.asked[token]++
+			switch v := tp.tokens[token].(type) {
+			case string:
+				return Caller{Agent: v}, nil
+			case error:
+				return Caller{}, v
+			}
+			return Caller{}, ErrProxyCredential
+		},
+		AuthHint:          "Use the agent's token.",
+		CredentialRecheck: 10 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	t.Cleanup(func() { p.Close(); srv.Close() })
+	tp.addr = srv.Listener.Addr().String()
+	return tp
+}
+
+// waitAsked polls until Authenticate has been asked about each token
+// more than twice since now: the rechecks have seen them.
+func (tp *tokenProxy) waitAsked(t *testing.T, tokens ...string) {
+	t.Helper()
+	tp.mu.Lock()
+	from := map[string]int{}
+	for _, tok := range tokens {
+		from[tok] = tp.asked[tok]
+	}
+	tp.mu.Unlock()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		tp.mu.Lock()
+		seen := true
+		for _, tok := range tokens {
+			seen = seen && tp.asked[tok] > from[tok]+2
+		}
+		tp.mu.Unlock()
+		if seen {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the open tunnels' tokens %v were not checked again", tokens)
+		}
+	}
+}
+
+func (tp *tokenProxy) set(token string, v any) {
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	if v == nil {
+		delete(tp.tokens, token)
+		return
+	}
+	tp.tokens[token] = v
+}
+
+// TestProxyTunnelClosedWhenItsCredentialIsRevoked: a tunnel whose token
+// is revoked while it is open is closed soon, both ways, with one
+// proxy_auth refusal under its agent; after the close nothing more
+// reaches the server. A tunnel whose token is still good, or whose token
+// could not be checked (the store is down), keeps working; one revoked
+// by an ended call (ErrRevokedCredential) closes without a record.
+func TestProxyTunnelClosedWhenItsCredentialIsRevoked(t *testing.T) {
+	r := newResolver("one.example.com", []string{"93.184.216.34"}, "two.example.com", []string{"93.184.216.35"},
+		"three.example.com", []string{"93.184.216.36"}, "four.example.com", []string{"93.184.216.37"})
+	tp := newTokenProxy(t, r, map[string]any{"tok-a": "agent-a", "tok-b": "agent-b", "tok-c": "agent-c", "tok-d": "agent-d"})
+	servers := map[string]*tunnelTarget{}
+	conns := map[string]net.Conn{}
+	brs := map[string]*bufio.Reader{}
+	for i, name := range []string{"one", "two", "three", "four"} {
+		host := name + ".example.com"
+		servers[name] = newTunnelTarget(t)
+		tp.dialer.Route(fmt.Sprintf("93.184.216.%d:443", 34+i), servers[name].ln.Addr().String())
+		conns[name], brs[name] = openTunnel(t, tp.addr, host, basic("any", "tok-"+string("abcd"[i])))
+		tunnelRoundTrip(t, conns[name], brs[name], host, "/one")
+	}
+
+	tp.set("tok-a", nil)                                                // revoked: unknown from now on
+	tp.set("tok-c", errors.New("database is locked"))                   // cannot be checked
+	tp.set("tok-d", fmt.Errorf("call ended: %w", ErrRevokedCredential)) // a finished call's
+	if got := waitTunnelClosed(t, conns["one"], brs["one"], "the tunnel of a revoked token"); got != "" {
+		t.Fatalf("the client read %q after the revocation", got)
+	}
+	servers["one"].waitEnded(t, "the server side of the revoked token's tunnel stayed open")
+	_ = tunnelGet(conns["one"], "one.example.com", "/canary")
+	if got := servers["one"].received(); strings.Count(got, "GET ") != 1 {
+		t.Fatalf("the server received %q", got)
+	}
+	waitTunnelClosed(t, conns["four"], brs["four"], "the tunnel of an ended call's credential")
+	servers["four"].waitEnded(t, "the server side of an ended call's tunnel stayed open")
+
+	// Checked again and again, the others still work.
+	tp.waitAsked(t, "tok-b", "tok-c")
+	for _, name := range []string{"two", "three"} {
+		tunnelRoundTrip(t, conns[name], brs[name], name+".example.com", "/two")
+	}
+	ev := waitEvents(t, tp.reports, 1)
+	if len(ev) != 1 {
+		t.Fatalf("refusals = %+v, want one, for the revoked token's tunnel", ev)
+	}
+	rec, ref := ev[0], ev[0].Refusal
+	if rec.Caller.Agent != "agent-a" || rec.Caller.Tool != "proxy" || rec.Host != "one.example.com" || rec.Port != 443 || !rec.Proxied ||
+		ref.Code != CodeForbidden || ref.Reason != ReasonProxyAuth || !strings.Contains(ref.Message, "revoked while the tunnel was open") ||
+		!strings.Contains(ref.Fix, "Use the agent's token.") || strings.Contains(ref.Message+ref.Fix, "tok-a") {
+		t.Fatalf("the refusal: %+v %+v", rec, ref)
+	}
+	if all := tp.reports.All(); len(all) != 5 {
+		t.Fatalf("records = %+v, want the four allowed CONNECTs and the one refusal", all)
 	}
 }
