@@ -114,7 +114,7 @@ func (e *EmbeddedProxy) ProcessCredential() (username, password string) {
 // browser context, so that its requests and refusals are tied to c, and
 // the call can read back the refusals its requests met
 // (CallCredential.Refusal). The credential works until Revoke is called;
-// after that it is answered 407.
+// after that it is answered 407, and its open tunnels are closed.
 func (e *EmbeddedProxy) Credential(c Caller) *CallCredential {
 	if c.Tool == "" {
 		c.Tool = proxyTool
@@ -130,6 +130,7 @@ func (e *EmbeddedProxy) Credential(c Caller) *CallCredential {
 				e.creds[user] = c
 			}
 			e.mu.Unlock()
+			e.proxy.closeTunnelsOf(user)
 			if rec, ok := book.end(); ok {
 				e.proxy.g.Record(rec)
 			}

@@ -25,8 +25,8 @@ type CallCredential struct {
 }
 
 // Revoke ends the credential: later requests with it are answered 407,
-// and not recorded. Tunnels it already opened run on until they end or
-// idle out. It records the call's first refusal, held until now with a
+// and not recorded, and the tunnels it opened are closed, unrecorded too
+// (the call is over; what its client still sends is a straggler). It records the call's first refusal, held until now with a
 // note of the others (see callRefusals). Revoking twice is harmless; the
 // refusals stay readable.
 func (c *CallCredential) Revoke() { c.revoke() }

@@ -128,9 +128,22 @@ func (t *tunnelConn) revoke() bool {
 
 // A credential is checked when its request comes, and a tunnel is one
 // request: a token revoked while an agent holds a tunnel would be refused
-// only from the agent's next request, never in the tunnel. A proxy that
-// is not told of revocations (`console proxy`, whose tokens are revoked
-// by other processes) asks again every ProxyOptions.CredentialRecheck.
+// only from the agent's next request, never in the tunnel. A proxy told
+// of a revocation closes the credential's tunnels then (an embedded
+// proxy's call credential, CallCredential.Revoke); one that is not told
+// (`console proxy`, whose tokens are revoked by other processes) asks
+// again every ProxyOptions.CredentialRecheck.
+
+// closeTunnelsOf closes, unrecorded, the open tunnels of the credential
+// named user, revoked by its owner: nothing is decided, the owner ended
+// it.
+func (p *Proxy) closeTunnelsOf(user string) {
+	for _, t := range p.tunnels.list() {
+		if t.ctx.who.user == user {
+			t.revoke()
+		}
+	}
+}
 
 // watchCredentials asks Authenticate again about the credential of each
 // open tunnel every CredentialRecheck, until stop is closed.

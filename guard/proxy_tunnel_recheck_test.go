@@ -432,3 +432,32 @@ func TestProxyTunnelClosedWhenItsCredentialIsRevoked(t *testing.T) {
 		t.Fatalf("records = %+v, want the four allowed CONNECTs and the one refusal", all)
 	}
 }
+
+// TestEmbeddedProxyRevokeClosesTheCallsTunnels: a call's credential,
+// revoked when the call ends, takes its open tunnels with it, recording
+// nothing (a finished call's traffic, like its stragglers); the process
+// credential's tunnel keeps working.
+func TestEmbeddedProxyRevokeClosesTheCallsTunnels(t *testing.T) {
+	f := newProxyFixture(t, nil, newResolver("call.example.com", []string{"93.184.216.34"}, "process.example.com", []string{"93.184.216.35"}))
+	call, process := newTunnelTarget(t), newTunnelTarget(t)
+	f.dialer.Route("93.184.216.34:443", call.ln.Addr().String())
+	f.dialer.Route("93.184.216.35:443", process.ln.Addr().String())
+	cred := f.proxy.Credential(Caller{Tool: "screenshot", Agent: "helpdesk-bot"})
+	callConn, callBr := openTunnel(t, f.proxy.Addr(), "call.example.com", basic(cred.Username, cred.Password))
+	procConn, procBr := openTunnel(t, f.proxy.Addr(), "process.example.com", basic(f.user, f.pass))
+	tunnelRoundTrip(t, callConn, callBr, "call.example.com", "/one")
+	tunnelRoundTrip(t, procConn, procBr, "process.example.com", "/one")
+
+	cred.Revoke()
+	if got := waitTunnelClosed(t, callConn, callBr, "the tunnel of an ended call"); got != "" {
+		t.Fatalf("the client read %q after the call ended", got)
+	}
+	call.waitEnded(t, "the server side of an ended call's tunnel stayed open")
+	tunnelRoundTrip(t, procConn, procBr, "process.example.com", "/two")
+	if ev := f.reports.Events(); len(ev) != 0 {
+		t.Fatalf("refusals = %+v, want none", ev)
+	}
+	if all := f.reports.All(); len(all) != 2 {
+		t.Fatalf("records = %+v, want the two allowed CONNECTs", all)
+	}
+}
