@@ -120,11 +120,21 @@ func proxyServer(h http.Handler, t web.Timeouts) *http.Server {
 // credentials.
 func standaloneProxy(a *app.App) (*guard.Proxy, error) {
 	return a.Guard().NewProxy(guard.ProxyOptions{
-		Authenticate: (&tokenAuth{agents: a}).authenticate,
-		AuthHint:     "Use an agent's API token (console token create NAME) as the password; any user name will do.",
-		AcceptTicket: true, // agents name the ticket a request serves with X-Outbound-Ticket
+		Authenticate:      (&tokenAuth{agents: a}).authenticate,
+		AuthHint:          "Use an agent's API token (console token create NAME) as the password; any user name will do.",
+		AcceptTicket:      true, // agents name the ticket a request serves with X-Outbound-Ticket
+		CredentialRecheck: tunnelTokenRecheck,
 	})
 }
+
+// tunnelTokenRecheck is how often the tokens of open CONNECT tunnels are
+// verified again. Tokens are revoked by other processes (the console,
+// `console token revoke`), and nothing tells this one: a revoked token's
+// next request is refused within VerifyToken's 100 ms, but a tunnel it
+// holds is a request that has already come. A second bounds how long
+// such a tunnel outlives its token, at one lookup a second for each token
+// that holds tunnels (however many), not one per 100 ms.
+const tunnelTokenRecheck = time.Second
 
 // checkProxyAddr refuses an address beyond loopback unless --public says
 // that is meant: whoever reaches the proxy with a token reaches whatever
