@@ -8,7 +8,8 @@
 // requests (GET http://host/path), and enforces exactly the guard's policy.
 //
 // Each tunnel and each request is decided under the Policy in force (a
-// CONNECT as https://host:port/), with the proxy resolving names itself,
+// CONNECT as https://host:port/; an open tunnel again whenever the policy
+// changes, closed when refused), with the proxy resolving names itself,
 // and is dialled only through the guard's own dial path: the decided
 // addresses, checked again in the socket's Control hook. The proxy does not
 // follow redirects; the client does, and each hop comes back through the
