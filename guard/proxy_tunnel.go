@@ -240,9 +240,11 @@ type tunnelSet struct {
 	wg     sync.WaitGroup
 	// watch runs while any tunnel is open, until stop is closed: the
 	// proxy's watch of the policy (proxy_tunnel_recheck.go). A proxy
-	// without open tunnels runs nothing.
-	watch func(stop <-chan struct{})
-	stop  chan struct{}
+	// without open tunnels runs nothing. closeAll waits for it too, so
+	// that nothing is recorded after Close returns.
+	watch    func(stop <-chan struct{})
+	stop     chan struct{}
+	watching sync.WaitGroup
 }
 
 func (s *tunnelSet) add(t *tunnelConn) bool {
@@ -258,7 +260,11 @@ func (s *tunnelSet) add(t *tunnelConn) bool {
 	s.wg.Add(1)
 	if s.stop == nil && s.watch != nil {
 		s.stop = make(chan struct{})
-		go s.watch(s.stop)
+		s.watching.Add(1)
+		go func(stop <-chan struct{}) {
+			defer s.watching.Done()
+			s.watch(stop)
+		}(s.stop)
 	}
 	return true
 }
@@ -292,7 +298,7 @@ func (s *tunnelSet) isClosed() bool {
 }
 
 // closeAll refuses new tunnels, closes the open ones in both directions
-// and waits until their copying has stopped.
+// and waits until their copying, and the watch, have stopped.
 func (s *tunnelSet) closeAll() {
 	s.mu.Lock()
 	s.closed = true
@@ -301,4 +307,5 @@ func (s *tunnelSet) closeAll() {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
+	s.watching.Wait()
 }

@@ -41,8 +41,13 @@ import (
 func (p *Proxy) watchTunnels(stop <-chan struct{}) {
 	if p.opts.CredentialRecheck > 0 {
 		// Apart, so that a slow credential store never holds up the
-		// policy's decisions.
-		go p.watchCredentials(stop)
+		// policy's decisions; waited for, so that Close waits for both.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			p.watchCredentials(stop)
+		}()
+		defer func() { <-done }()
 	}
 	for {
 		snap := p.g.snap.Load()
@@ -87,11 +92,12 @@ func (p *Proxy) redecide(t *tunnelConn) bool {
 		t.mu.Unlock()
 		return true
 	}
-	t.revokeLocked()
-	ref := d.Refusal()
-	ref.URL = t.raw // as the tunnel's allowed record named it
-	ref.Message = "The allowlist or settings changed while the tunnel to " + t.hostPort() + " was open, and the tunnel was closed: " + ref.Message
-	p.fileRefusal(t.ctx, t.raw, Record{Refusal: ref, URL: t.raw, Host: d.Host, Port: d.Port, Proxied: true})
+	t.endLocked(func() {
+		ref := d.Refusal()
+		ref.URL = t.raw // as the tunnel's allowed record named it
+		ref.Message = "The allowlist or settings changed while the tunnel to " + t.hostPort() + " was open, and the tunnel was closed: " + ref.Message
+		p.fileRefusal(t.ctx, t.raw, Record{Refusal: ref, URL: t.raw, Host: d.Host, Port: d.Port, Proxied: true})
+	})
 	return false
 }
 
@@ -106,23 +112,30 @@ func (a decidedAddrs) LookupNetIP(context.Context, string, string) ([]netip.Addr
 	return a, nil
 }
 
-// revokeLocked closes t for a decision made while it was open; t.mu is
-// held, and released. The caller records the decision, once.
-func (t *tunnelConn) revokeLocked() {
+// endLocked ends t for a decision made while it was open, with t.mu
+// held, which it releases. Once revoked is set no byte moves (current
+// says no); record, when set, then records the decision, and only then
+// are both sides closed, so that whoever sees the tunnel close finds its
+// record made (and a shutdown that follows does not lose it).
+func (t *tunnelConn) endLocked(record func()) {
 	t.revoked.Store(true)
 	t.mu.Unlock()
+	if record != nil {
+		record()
+	}
 	t.closeBoth()
 }
 
-// revoke is revokeLocked for a caller that does not hold t.mu; it reports
-// whether it closed t (not closed already), and so should record it.
-func (t *tunnelConn) revoke() bool {
+// end is endLocked for a caller that does not hold t.mu. It does nothing
+// to a tunnel that is closed already, or ended, and reports whether it
+// ended t.
+func (t *tunnelConn) end(record func()) bool {
 	t.mu.Lock()
 	if t.revoked.Load() || t.closed.Load() {
 		t.mu.Unlock()
 		return false
 	}
-	t.revokeLocked()
+	t.endLocked(record)
 	return true
 }
 
@@ -140,7 +153,7 @@ func (t *tunnelConn) revoke() bool {
 func (p *Proxy) closeTunnelsOf(user string) {
 	for _, t := range p.tunnels.list() {
 		if t.ctx.who.user == user {
-			t.revoke()
+			t.end(nil)
 		}
 	}
 }
@@ -148,6 +161,17 @@ func (p *Proxy) closeTunnelsOf(user string) {
 // watchCredentials asks Authenticate again about the credential of each
 // open tunnel every CredentialRecheck, until stop is closed.
 func (p *Proxy) watchCredentials(stop <-chan struct{}) {
+	// A check under way when the last tunnel ends is abandoned, so that
+	// Close does not wait for a slow store.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	tick := time.NewTicker(p.opts.CredentialRecheck)
 	defer tick.Stop()
 	for {
@@ -156,7 +180,7 @@ func (p *Proxy) watchCredentials(stop <-chan struct{}) {
 			return
 		case <-tick.C:
 		}
-		p.recheckCredentials()
+		p.recheckCredentials(ctx)
 	}
 }
 
@@ -165,8 +189,8 @@ func (p *Proxy) watchCredentials(stop <-chan struct{}) {
 // credential Authenticate no longer accepts. A check that could not be
 // made closes nothing: a store that is down for a moment must not cut
 // every agent's tunnels, and the next check asks again.
-func (p *Proxy) recheckCredentials() {
-	ctx, cancel := context.WithTimeout(context.Background(), p.g.Policy().settings.Timeout)
+func (p *Proxy) recheckCredentials(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, p.g.Policy().settings.Timeout)
 	defer cancel()
 	type key struct{ user, pass string }
 	verdicts := map[key]error{}
@@ -182,15 +206,15 @@ func (p *Proxy) recheckCredentials() {
 		}
 		switch {
 		case errors.Is(err, ErrRevokedCredential):
-			t.revoke() // an ended call's, recorded as its stragglers are: not at all
+			t.end(nil) // an ended call's, recorded as its stragglers are: not at all
 		case errors.Is(err, ErrProxyCredential):
-			if t.revoke() {
+			t.end(func() {
 				p.fileRefusal(t.ctx, t.raw, Record{URL: t.raw, Host: t.host, Port: t.port, Proxied: true, Refusal: &Refusal{
 					Code: CodeForbidden, Reason: ReasonProxyAuth, URL: t.raw,
 					Message: "The proxy credential of the tunnel to " + t.hostPort() + " was revoked while the tunnel was open, and the tunnel was closed.",
 					Fix:     "Give the client a current credential. " + p.opts.AuthHint,
 				}})
-			}
+			})
 		}
 	}
 }
