@@ -64,7 +64,7 @@ func (p *Proxy) watchTunnels(stop <-chan struct{}) {
 
 // current reports whether t may go on under the policy in force,
 // deciding it again (and closing it, recorded) if the policy changed
-// since it was last decided. The usual answer is two atomic loads.
+// since it was last decided. The usual answer is three atomic loads.
 func (p *Proxy) current(t *tunnelConn) bool {
 	if t.checked.Load() == p.g.Policy() {
 		return !t.revoked.Load()
