@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
+	"github.com/mattn/go-sqlite3"
 	"gorm.io/gorm"
 )
 
@@ -211,8 +213,51 @@ func (s *Store) migrate(ctx context.Context) (MigrationStatus, error) {
 	}
 	// The transaction holds the write lock from its first statement, so a
 	// replica starting at the same moment waits here, then reads the
-	// version this one recorded.
-	err = s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	// version this one recorded (waitForMigrationLock: on SQLite longer
+	// than one busy timeout).
+	err = s.waitForMigrationLock(ctx, func() error { return s.migrateLocked(ctx, &st) })
+	if err != nil {
+		st.Applied = nil
+	}
+	return st, err
+}
+
+// migrationLockWait bounds how long a process waits on SQLite for the
+// write lock to migrate: another process may be in a long migration (an
+// index over a large log takes minutes), which holds the lock past the
+// busy timeout. PostgreSQL's advisory lock waits without a bound.
+const migrationLockWait = 15 * time.Minute
+
+// waitForMigrationLock runs fn, and again while it fails because SQLite's
+// write lock stayed taken for a whole busy timeout, saying once that it
+// waits, until migrationLockWait has passed or ctx ends. A process started
+// during another's migration used to exit with "database is locked"
+// after 5 s, though the guide says the others wait for that lock.
+func (s *Store) waitForMigrationLock(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(migrationLockWait)
+	said := false
+	for {
+		err := fn()
+		var se sqlite3.Error
+		if err == nil || s.engine != engineSQLite || !errors.As(err, &se) || se.Code != sqlite3.ErrBusy || time.Now().After(deadline) {
+			return err
+		}
+		if !said {
+			said = true
+			slog.Warn("another process holds the database's write lock, perhaps migrating the schema; waiting for it", "database", s.path, "for at most", migrationLockWait)
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(ctx.Err(), err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// migrateLocked applies the pending migrations in one transaction that
+// holds the write lock, into st.
+func (s *Store) migrateLocked(ctx context.Context, st *MigrationStatus) error {
+	return s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.AutoMigrate(&schemaMigration{}); err != nil {
 			return fmt.Errorf("creating the schema_migrations table: %w", err)
 		}
@@ -236,10 +281,6 @@ func (s *Store) migrate(ctx context.Context) (MigrationStatus, error) {
 		st.Version = st.Latest
 		return nil
 	})
-	if err != nil {
-		st.Applied = nil
-	}
-	return st, err
 }
 
 // Migrate opens the database target names, applies the migrations it
