@@ -90,14 +90,16 @@ func (s *Server) refusalLog(c echo.Context) error {
 	if after != 0 && len(rows) > 0 {
 		// The page we came from lies below this one, so there is an older
 		// page unless those rows were purged meanwhile; ask rather than guess.
+		// A search reads a window at a time: an empty window below this page
+		// returns no rows but a cursor when older refusals remain to search.
 		last := rows[len(rows)-1].ID
 		oq := f.query
 		oq.BeforeID, oq.Limit = last, 1
-		older, _, err := s.d.Store.ListRefusals(ctx, oq)
+		older, next, err := s.d.Store.ListRefusals(ctx, oq)
 		if err != nil {
 			return err
 		}
-		if len(older) > 0 {
+		if len(older) > 0 || next != 0 {
 			vm.OlderHref = f.href("/refusals", "before", strconv.FormatInt(last, 10))
 		}
 	}

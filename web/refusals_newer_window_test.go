@@ -55,3 +55,39 @@ func TestAnEmptyNewerSearchPageLeadsOn(t *testing.T) {
 		t.Errorf("Newer pages asked for %v; want one, after 5", store.asked)
 	}
 }
+
+// olderBeyondEmptyWindow is a store whose search's Newer page finds a row
+// while the window below that row is empty but older matches remain: the
+// older check returns no rows and a cursor to go on from.
+type olderBeyondEmptyWindow struct {
+	Store
+}
+
+func (s *olderBeyondEmptyWindow) ListRefusalsAfter(context.Context, models.RefusalQuery, int64) ([]models.Refusal, bool, error) {
+	return []models.Refusal{{ID: 35}}, false, nil
+}
+
+func (s *olderBeyondEmptyWindow) ListRefusals(context.Context, models.RefusalQuery) ([]models.Refusal, int64, error) {
+	return nil, 25, nil
+}
+
+// TestANewerSearchPageKeepsOlderPastAnEmptyWindow: a search's Newer page
+// whose older check read an empty window but was told older refusals
+// remain (a non-zero cursor) still links Older, instead of leaving the
+// older matches reachable only through First (found in review).
+func TestANewerSearchPageKeepsOlderPastAnEmptyWindow(t *testing.T) {
+	store := &olderBeyondEmptyWindow{}
+	h := newHarnessWith(t, func(d *Deps) {
+		store.Store = d.Store
+		d.Store = store
+	})
+	b := h.signedIn("sam", models.RoleSupport)
+	p := b.get("/refusals?q=needle&after=32")
+	if p.status != 200 {
+		t.Fatalf("GET: %d\n%s", p.status, p.body)
+	}
+	body := html.UnescapeString(p.body)
+	if want := "/refusals?before=35&q=needle"; !strings.Contains(body, want) {
+		t.Errorf("the page lacks the Older link %q", want)
+	}
+}
