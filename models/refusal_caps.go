@@ -58,6 +58,15 @@ func storable(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
+// storedHost is a refused host as the log keeps it: lower-cased here, in
+// Go, for every path. Some hosts arrive as they were sent (a CONNECT
+// without a port kept "Evil.Example"), while the console's exact host
+// filter is lower-cased and SQLite's LOWER folds ASCII only, so a host in
+// mixed case was missed by the top-hosts links on both engines and a
+// non-ASCII one ("ÄRGER") by a substring on SQLite alone. The refused-host
+// list and the counters take the row's host, so they hold the same value.
+func storedHost(h string) string { return strings.ToLower(h) }
+
 // moreMarker is the item capList ends a cut list with.
 var moreMarker = regexp.MustCompile(`^…\[[0-9]+ more\]$`)
 
@@ -93,7 +102,7 @@ func capList(l StringList, max int) StringList {
 // capStrings cuts every field to its bound, before the row is queued.
 func (r *Refusal) capStrings() {
 	r.URL = capString(r.URL, MaxURLBytes)
-	r.Host = capString(r.Host, MaxHostBytes)
+	r.Host = capString(storedHost(r.Host), MaxHostBytes)
 	r.Message = capString(r.Message, MaxTextBytes)
 	r.Fix = capString(r.Fix, MaxTextBytes)
 	r.Comment = capString(r.Comment, MaxTextBytes)

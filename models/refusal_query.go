@@ -149,11 +149,13 @@ func (q RefusalQuery) filter(db *gorm.DB) (*gorm.DB, error) {
 // link's ?host=%00) become U+FFFD. Bound as they came, they meant
 // "contains anything" on SQLite (LIKE ends its pattern at a NUL) and
 // failed on PostgreSQL, which refuses both in text. The search is read
-// the same way by SearchWords; a ticket is checked as ASCII.
+// the same way by SearchWords; a ticket is checked as ASCII. The host is
+// lower-cased as stored hosts are.
 func (q RefusalQuery) storableValues() RefusalQuery {
 	for _, v := range []*string{&q.Code, &q.Reason, &q.Tool, &q.Agent, &q.Integration, &q.Kind, &q.Host} {
 		*v = storable(*v)
 	}
+	q.Host = storedHost(q.Host) // hosts are stored lower-cased (storedHost)
 	return q
 }
 

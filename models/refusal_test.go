@@ -111,20 +111,20 @@ func TestListRefusalsFilters(t *testing.T) {
 			q    RefusalQuery
 			want string // hosts, newest first
 		}{
-			{"none", RefusalQuery{}, "STATUS.example.com.evil.net axb.example.com a_b.example.com status.example.com metadata.google.internal"},
+			{"none", RefusalQuery{}, "status.example.com.evil.net axb.example.com a_b.example.com status.example.com metadata.google.internal"},
 			{"code", RefusalQuery{Code: "not_allowlisted"}, "a_b.example.com status.example.com"},
-			{"reason", RefusalQuery{Reason: "loopback"}, "STATUS.example.com.evil.net"},
+			{"reason", RefusalQuery{Reason: "loopback"}, "status.example.com.evil.net"},
 			{"tool", RefusalQuery{Tool: "fetch_url"}, "a_b.example.com metadata.google.internal"},
 			{"agent", RefusalQuery{Agent: "billing"}, "axb.example.com a_b.example.com"},
-			{"host substring ignores ASCII case", RefusalQuery{Host: "status.example"}, "STATUS.example.com.evil.net status.example.com"},
+			{"host substring ignores case", RefusalQuery{Host: "Status.Example"}, "status.example.com.evil.net status.example.com"},
 			{"host exact", RefusalQuery{Host: "status.example.com", HostExact: true}, "status.example.com"},
 			{"host underscore is literal", RefusalQuery{Host: "a_b"}, "a_b.example.com"},
 			{"host percent is literal", RefusalQuery{Host: "%"}, ""},
 			{"status", RefusalQuery{Status: StatusNeedsAccess}, "status.example.com"},
-			{"unreviewed", RefusalQuery{Unreviewed: true}, "STATUS.example.com.evil.net axb.example.com a_b.example.com metadata.google.internal"},
-			{"since inclusive", RefusalQuery{Since: t0.Add(3 * time.Minute)}, "STATUS.example.com.evil.net axb.example.com"},
+			{"unreviewed", RefusalQuery{Unreviewed: true}, "status.example.com.evil.net axb.example.com a_b.example.com metadata.google.internal"},
+			{"since inclusive", RefusalQuery{Since: t0.Add(3 * time.Minute)}, "status.example.com.evil.net axb.example.com"},
 			{"until exclusive", RefusalQuery{Until: t0.Add(1 * time.Minute)}, "metadata.google.internal"},
-			{"since in another zone", RefusalQuery{Since: t0.Add(4 * time.Minute).In(time.FixedZone("X", -5*3600))}, "STATUS.example.com.evil.net"},
+			{"since in another zone", RefusalQuery{Since: t0.Add(4 * time.Minute).In(time.FixedZone("X", -5*3600))}, "status.example.com.evil.net"},
 			{"combined", RefusalQuery{Code: "blocked_address", Agent: "triage", Host: "google"}, "metadata.google.internal"},
 			{"before id", RefusalQuery{BeforeID: 3}, "status.example.com metadata.google.internal"},
 		}

@@ -72,7 +72,7 @@ func NewWouldRefusalWriter(store *Store, opts RefusalWriterOptions) *WouldRefusa
 // bounds (refusal_caps.go) before it is queued.
 func (r *WouldRefusal) capStrings() {
 	r.URL = capString(r.URL, MaxURLBytes)
-	r.Host = capString(r.Host, MaxHostBytes)
+	r.Host = capString(storedHost(r.Host), MaxHostBytes)
 	r.Message = capString(r.Message, MaxTextBytes)
 	for _, f := range []*string{&r.Tool, &r.Integration, &r.Agent, &r.Thread, &r.Ticket} {
 		*f = capString(*f, MaxNameBytes)
@@ -95,6 +95,7 @@ func (s *Store) InsertWouldRefusals(ctx context.Context, rows []WouldRefusal) er
 	for i := range rows {
 		rows[i].ID = 0
 		rows[i].Time = rows[i].Time.UTC()
+		rows[i].capStrings() // the writer's rows are capped already; a direct call's too
 		rows[i].Text = wouldRefusalText(rows[i])
 	}
 	if err := s.w.WithContext(ctx).CreateInBatches(&rows, refusalBatchRows).Error; err != nil {
