@@ -181,6 +181,11 @@ func (s *Store) skipScanUp(ctx context.Context, table, col string) ([]string, er
 	if err := s.r.WithContext(ctx).Raw(skipScanUpQuery(table, col), MaxFacetValues).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("models: listing distinct %s %ss: %w", table, col, err)
 	}
+	// PostgreSQL walks the index in the column's collation: the smallest
+	// values there, in bytewise order as SQLite gives them. (Which values
+	// they are can differ from SQLite's past MaxFacetValues: only a
+	// column of more values than skipScanDownSteps comes this way.)
+	slices.Sort(out)
 	return out, nil
 }
 
