@@ -176,14 +176,18 @@ type BatchWriter[T any] struct {
 	inflightRows       []T
 	inflightSpilledEnd int64
 	closed             bool
-	spill              *spillFile // nil without a spill file
-	spilling           bool       // new rows go to the spill file
-	stallSince         time.Time  // when the oldest unwritten batch first started; zero when none
-	stallLog           bool       // a stall was logged and its end is still to be
-	stallTotal         time.Duration
-	lastDrop           time.Time // when a drop was last logged
-	lastDropAt         time.Time // when a row was last dropped
-	dropsToLog         uint64
+	// abandoned: Close stopped waiting for the batch in flight
+	// (closeAbandonAfter); whatever that batch does next, it settles
+	// nothing, as Close has already counted it and closed the file.
+	abandoned  bool
+	spill      *spillFile // nil without a spill file
+	spilling   bool       // new rows go to the spill file
+	stallSince time.Time  // when the oldest unwritten batch first started; zero when none
+	stallLog   bool       // a stall was logged and its end is still to be
+	stallTotal time.Duration
+	lastDrop   time.Time // when a drop was last logged
+	lastDropAt time.Time // when a row was last dropped
+	dropsToLog uint64
 	// After spilling ends, the file's rows before tailEnd are older than
 	// the queue and written first; leftSpill says the file is to be
 	// emptied (and that said) once they are (batch_catchup.go).
@@ -368,15 +372,33 @@ func (w *BatchWriter[T]) stalledLocked(now time.Time) bool {
 // So a process killed during a stall loses nothing it acknowledged, unless
 // the file could not take the queue (see below).
 func (w *BatchWriter[T]) startSpillLocked(now time.Time, stalled bool) {
+	queued, queuedBytes := w.queue.len(), w.queue.bytes
+	if !w.moveToSpillLocked() {
+		return
+	}
+	switch {
+	case stalled && !w.stallLog:
+		w.logStallLocked(now)
+	case !stalled:
+		// The database answers, just slower than rows arrive: said too,
+		// because every row now costs a write to the disk and a read
+		// back, which an operator sizing the database wants to know.
+		w.logWarn("the queue reached its bound; spilling rows to disk until the database catches up", "queued_rows", queued, "queued_bytes", queuedBytes, "file", w.spill.path)
+	}
+}
+
+// moveToSpillLocked is startSpillLocked without its log line (Close uses
+// it too): it reports whether everything unwritten is now in the file.
+func (w *BatchWriter[T]) moveToSpillLocked() bool {
 	head := w.head
 	first := head
-	if first == nil && w.inflightRows != nil {
+	if first == nil && w.inflightRows != nil && w.inflightSpilledEnd == 0 {
 		first = w.inflightRows
 	}
 	mark, markRows := w.spill.size, w.spill.rows
 	if len(first) > 0 {
 		if err := spillAppend(w.spill, first...); err != nil {
-			return // all stays in memory; the row itself is dropped by the caller
+			return false // all stays in memory; the row itself is dropped by the caller
 		}
 		if w.head == nil {
 			w.inflightSpilledEnd = w.spill.size
@@ -403,22 +425,20 @@ func (w *BatchWriter[T]) startSpillLocked(now time.Time, stalled bool) {
 			}
 			w.logError("could not spill the queue; it stays in memory", "err", err)
 			w.spilling = true
-			return
+			return false
 		}
 		w.spilled.Add(uint64(w.queue.len()))
 	}
-	queued, queuedBytes := w.queue.len(), w.queue.bytes
 	w.queue.reset()
 	w.spilling = true
-	switch {
-	case stalled && !w.stallLog:
-		w.logStallLocked(now)
-	case !stalled:
-		// The database answers, just slower than rows arrive: said too,
-		// because every row now costs a write to the disk and a read
-		// back, which an operator sizing the database wants to know.
-		w.logWarn("the queue reached its bound; spilling rows to disk until the database catches up", "queued_rows", queued, "queued_bytes", queuedBytes, "file", w.spill.path)
-	}
+	return true
+}
+
+// unwrittenInMemoryLocked reports whether a row is only in memory: the
+// failed batch, the queue, or a batch in flight not yet copied to the
+// spill file.
+func (w *BatchWriter[T]) unwrittenInMemoryLocked() bool {
+	return len(w.head) > 0 || w.queue.len() > 0 || (w.inflightRows != nil && w.inflightSpilledEnd == 0)
 }
 
 // logStallLocked says a stall began: once per stall; its end is said
@@ -503,6 +523,11 @@ func (w *BatchWriter[T]) run() {
 		case <-t.C:
 		case <-w.wake:
 		}
+		select {
+		case <-w.stop: // select picks at random among ready cases: Close comes first
+			return
+		default:
+		}
 		if err := w.flushWhile(w.ctx, w.fullBatchWaits); err != nil && w.opts.OnError != nil {
 			w.opts.OnError(err)
 		}
@@ -553,6 +578,9 @@ func (w *BatchWriter[T]) fullBatchWaits() bool {
 func (w *BatchWriter[T]) nextBatch() (rows []T, fromSpill bool, end int64, err error) {
 	w.mu.Lock()
 	switch {
+	case w.abandoned:
+		w.mu.Unlock()
+		return nil, false, 0, nil
 	case len(w.head) > 0:
 		rows, w.head = w.head, nil
 	case w.queue.len() > 0 && !w.tailPendingLocked():
@@ -595,6 +623,10 @@ func (w *BatchWriter[T]) writeBatch(ctx context.Context, rows []T, fromSpill boo
 	err := w.insert(ctx, slices.Clone(rows))
 	w.latency.observe(time.Since(start))
 	w.mu.Lock()
+	if w.abandoned {
+		w.mu.Unlock()
+		return errAbandoned
+	}
 	spilledEnd := w.inflightSpilledEnd
 	w.inflight, w.inflightRows, w.inflightSpilledEnd = 0, nil, 0
 	if err != nil {
