@@ -64,7 +64,7 @@ func serve(ctx context.Context, e env, db string, l net.Listener) error {
 
 // serveWith runs the console on l until ctx ends, then shuts down gracefully:
 // requests in flight finish, and every refusal still queued is written.
-func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveConfig) error {
+func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveConfig) (err error) {
 	// One line a request: written in batches (log_batch.go). Closed after
 	// the app, whose Close may still log.
 	stderr := newBatchedLog(e.stderr)
@@ -77,7 +77,9 @@ func serveWith(ctx context.Context, e env, db string, l net.Listener, cfg serveC
 		l.Close()
 		return err
 	}
-	defer a.Close()
+	// Close's error says what the stop left out of the database (and
+	// where it was kept): serve exits non-zero then, as proxy does.
+	defer func() { err = errors.Join(err, a.Close()) }()
 	for _, w := range a.LogWriterStats() { // one log label each: refusals, decisions, would_refuse
 		metrics.WatchLogWriter(w.Log, a.LogWriterStatsOf(w.Log))
 	}
