@@ -219,26 +219,40 @@ func spillAppendBlocks[T any](s *spillFile, blocks ...[]T) error {
 
 // spillRead decodes up to max rows from off, stopping at end (a size
 // snapshot taken under the writer's lock, so only complete lines are
-// read). It returns the rows and the offset after the last one.
-func spillRead[T any](s *spillFile, off, end int64, max int) ([]T, int64, error) {
+// read). It returns the rows and the offset after the last one. An
+// undecodable line is never part of a batch: one after decoded rows ends
+// the batch before it; one at off comes back alone with the undecodable
+// lines right after it (at most max), as bad, with no rows and the
+// offset after them, for the writer to move aside (batch_badline.go).
+func spillRead[T any](s *spillFile, off, end int64, max int) (rows []T, next int64, bad int, err error) {
 	r := bufio.NewReaderSize(io.NewSectionReader(s.f, off, end-off), 1<<16)
-	var rows []T
-	for len(rows) < max {
+	var badErr error
+	for len(rows)+bad < max {
 		line, err := r.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, off, fmt.Errorf("models: reading spill file %q: %w", s.path, err)
+			return nil, off, 0, fmt.Errorf("models: reading spill file %q: %w", s.path, err)
 		}
 		var row T
 		if err := json.Unmarshal(line, &row); err != nil {
-			return nil, off, fmt.Errorf("models: spill file %q has an undecodable line at byte %d (%v); move the file aside to start without it", s.path, off, err)
+			if len(rows) > 0 {
+				break // written first; the line comes back at the next read
+			}
+			bad++
+			badErr = err
+		} else if bad > 0 {
+			break // the run of undecodable lines ends here
+		} else {
+			rows = append(rows, row)
 		}
-		rows = append(rows, row)
 		off += int64(len(line))
 	}
-	return rows, off, nil
+	if bad > 0 {
+		return nil, off, bad, badErr
+	}
+	return rows, off, 0, nil
 }
 
 // committed records that the rows up to off are in the database.

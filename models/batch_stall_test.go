@@ -238,7 +238,7 @@ func TestSpillResumesFromItsPosition(t *testing.T) {
 	if err := spillAppend(sp, rows...); err != nil {
 		t.Fatal(err)
 	}
-	first, end, err := spillRead[Refusal](sp, 0, sp.size, 4)
+	first, end, _, err := spillRead[Refusal](sp, 0, sp.size, 4)
 	if err != nil || len(first) != 4 {
 		t.Fatalf("read %d rows, %v", len(first), err)
 	}

@@ -590,7 +590,17 @@ func (w *BatchWriter[T]) nextBatch() (rows []T, fromSpill bool, end int64, err e
 		// this goroutine moves readOff, and appends only move size.
 		off, stop := w.spillBoundsLocked()
 		w.mu.Unlock()
-		if rows, end, err = spillRead[T](w.spill, off, stop, refusalRowsPerTxLimit); err != nil {
+		var bad int
+		rows, end, bad, err = spillRead[T](w.spill, off, stop, refusalRowsPerTxLimit)
+		if bad > 0 { // moved aside, then on to the rows after them (batch_badline.go)
+			if err := w.setAside(off, end, bad, err); err != nil {
+				return nil, false, 0, err
+			}
+			return w.nextBatch()
+		}
+		if err != nil {
+			w.failures.Add(1)
+			w.stalledOnSpill()
 			return nil, false, 0, err
 		}
 		w.mu.Lock()
