@@ -46,10 +46,12 @@ func LogSpillPath(dbPath, log string) string {
 	return filepath.Join(dir, hex.EncodeToString(sum[:6])+"."+log+".spill")
 }
 
-// logWriterOptions are the options of one log's writer: its spill file
-// and name. Each writer replays what an earlier process spilled.
+// logWriterOptions are the options of one log's writer: its spill file,
+// its name, and a log of its failed batches (log_writer_errors.go). Each
+// writer replays what an earlier process spilled.
 func (a *App) logWriterOptions(dbPath, log, name string) models.RefusalWriterOptions {
-	return models.RefusalWriterOptions{SpillPath: LogSpillPath(dbPath, log), Name: name, Log: a.log}
+	errs := &batchErrorLog{log: a.log, name: name}
+	return models.RefusalWriterOptions{SpillPath: LogSpillPath(dbPath, log), Name: name, Log: a.log, OnError: errs.report}
 }
 
 // startLogWriters starts the three log writers: refusals, allowed
