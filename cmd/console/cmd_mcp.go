@@ -14,7 +14,7 @@ import (
 // runMCP serves MCP on stdin and stdout. Nothing but protocol may reach
 // stdout, so every log line goes to stderr. The agent is the person who
 // started the process; the thread is the MCP session.
-func runMCP(ctx context.Context, e env, args []string) error {
+func runMCP(ctx context.Context, e env, args []string) (err error) {
 	var db, agent string
 	fs := newFlags("mcp", &db)
 	fs.StringVar(&agent, "agent", actor(), "the agent `name` recorded with refusals")
@@ -36,7 +36,9 @@ func runMCP(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	// Close's error says what the stop left out of the database (and
+	// where it was kept): mcp exits non-zero then, as serve and proxy do.
+	defer func() { err = errors.Join(err, a.Close()) }()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go a.Watch(ctx)
