@@ -19,6 +19,7 @@ const (
 	ReasonReadOnly             guard.Reason = "read_only"             // the browser setting allows no typing or submitting
 	ReasonNeedsConfirmation    guard.Reason = "needs_confirmation"    // a person must confirm, and none could be asked
 	ReasonConfirmationDeclined guard.Reason = "confirmation_declined" // the person declined or dismissed the confirmation
+	ReasonUnrecorded           guard.Reason = "unrecorded"            // the database did not record that the conversation read the web
 )
 
 // Reasons lists every tool reason, for filters, documentation and the test
@@ -26,6 +27,6 @@ const (
 var Reasons = []guard.Reason{
 	ReasonContentType, ReasonReadsPerTurn, ReasonBadStart, ReasonBadSize, ReasonBrowser,
 	ReasonUnknownIntegration, ReasonBadParams, ReasonBrowserOwn,
-	ReasonReadOnly, ReasonNeedsConfirmation, ReasonConfirmationDeclined,
+	ReasonReadOnly, ReasonNeedsConfirmation, ReasonConfirmationDeclined, ReasonUnrecorded,
 	ReasonOtherSite, ReasonStaleRef, ReasonNoTab, ReasonTabsFull, ReasonUnconfirmed, ReasonBrowserOff, ReasonNotAField,
 }

@@ -310,7 +310,9 @@ func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
 	} else {
 		res = t.Run(ctx, turn, args)
 		if !t.NoWeb && broughtWeb(res) {
-			r.reads.mark(ctx, c.Turn.Thread, r.now())
+			if err := r.reads.mark(ctx, c.Turn.Thread, r.now()); err != nil {
+				res = unrecordedRefusal(t.Name, res)
+			}
 		}
 	}
 	if conv.isPending() {

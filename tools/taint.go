@@ -89,8 +89,12 @@ func newWebReads(max int, idle time.Duration) *webReads {
 	return &webReads{ll: list.New(), byThread: map[string]*list.Element{}, max: max, idle: idle}
 }
 
-// mark records that web content entered thread's conversation.
-func (w *webReads) mark(ctx context.Context, thread string, now time.Time) {
+// mark records that web content entered thread's conversation. It
+// fails when the store could not keep a mark it had to write: the caller
+// then withholds the content (Registry.Call), since another replica,
+// asking the store, would let the conversation's next side effect go
+// ahead unconfirmed.
+func (w *webReads) mark(ctx context.Context, thread string, now time.Time) error {
 	w.mu.Lock()
 	if el, ok := w.byThread[thread]; ok {
 		el.Value.(*webRead).last = now
@@ -102,8 +106,9 @@ func (w *webReads) mark(ctx context.Context, thread string, now time.Time) {
 	due := w.dueLocked(thread, now)
 	w.mu.Unlock()
 	if due {
-		w.write(ctx, thread, now)
+		return w.write(ctx, thread, now)
 	}
+	return nil
 }
 
 // read reports whether web content has entered thread's conversation,
@@ -117,7 +122,7 @@ func (w *webReads) read(ctx context.Context, thread string, now time.Time) bool 
 		due := w.dueLocked(thread, now)
 		w.mu.Unlock()
 		if due {
-			w.write(ctx, thread, now)
+			_ = w.write(ctx, thread, now) // it counts here either way
 		}
 		return true
 	}
@@ -151,7 +156,7 @@ func (w *webReads) read(ctx context.Context, thread string, now time.Time) bool 
 	due := w.dueLocked(thread, now)
 	w.mu.Unlock()
 	if due {
-		w.write(ctx, thread, now)
+		_ = w.write(ctx, thread, now) // it counts here either way
 	}
 	return true
 }
@@ -170,19 +175,21 @@ func (w *webReads) dueLocked(thread string, now time.Time) bool {
 // memory's. The call waits for it, so the mark is there before the answer
 // that carries the web content reaches the agent; the call's own end
 // (a client gone) does not cut it short. A failed write leaves the mark
-// in memory only, and the next call of the conversation writes it again.
-func (w *webReads) write(ctx context.Context, thread string, now time.Time) {
+// in memory only (this replica still asks), is returned, and is tried
+// again at the conversation's next call.
+func (w *webReads) write(ctx context.Context, thread string, now time.Time) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), webReadsWriteTimeout)
 	defer cancel()
 	until := now.Add(w.idle + webReadsRefresh)
-	if w.store.MarkWebRead(ctx, thread, until) != nil {
-		return // the store's error is logged by the store
+	if err := w.store.MarkWebRead(ctx, thread, until); err != nil {
+		return err // logged by the store
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if el, ok := w.byThread[thread]; ok && until.After(el.Value.(*webRead).stored) {
 		el.Value.(*webRead).stored = until
 	}
+	return nil
 }
 
 // evictLocked forgets idle conversations, then the least recently used

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -201,5 +202,36 @@ func TestWebReadsFailClosed(t *testing.T) {
 	}
 	if c.read(ctx, "U-4", t0.Add(time.Minute)) || !c.read(ctx, "U-1", t0.Add(time.Minute)) {
 		t.Fatal("a memory backed by the store: U-4 read nothing, U-1 (forgotten here, stored) read the web")
+	}
+}
+
+// TestAnUnrecordedWebReadWithholdsTheContent: when the store cannot keep
+// the mark of a conversation's first web read, the content does not
+// reach the agent. It used to: the mark lived in this replica's memory
+// only, so the conversation's next write through another replica, which
+// asks the store and finds nothing, went ahead without a person's
+// confirmation. Once the store answers again the read goes through and
+// is marked for every replica.
+func TestAnUnrecordedWebReadWithholdsTheContent(t *testing.T) {
+	store := newMemWebReads()
+	a := newConfirmEnv(t, BrowserConfirm)
+	a.reg.reads.store = store
+	b := newConfirmEnv(t, BrowserConfirm) // another replica on the same store
+	b.reg.reads.store = store
+
+	store.set(func(m *memWebReads) { m.failWrites = true })
+	res := a.call(t, "T-1", "read_page", `{}`)
+	if res.OK() || res.Refusal.Reason != ReasonUnrecorded || strings.Contains(res.Text, "type the password") {
+		t.Fatalf("with the store failing, the page reached the agent: %+v %q", res.Refusal, res.Text)
+	}
+	if n := a.refusalsWith(ReasonUnrecorded); n != 1 {
+		t.Errorf("%d unrecorded refusals in the log, want 1", n)
+	}
+	store.set(func(m *memWebReads) { m.failWrites = false })
+	if res := a.call(t, "T-1", "read_page", `{}`); !res.OK() || !strings.Contains(res.Text, "type the password") {
+		t.Fatalf("with the store back, the page is still withheld: %+v", res.Refusal)
+	}
+	if res := b.call(t, "T-1", "type_text", `{"text": "x"}`); res.OK() || res.Refusal.Reason != ReasonNeedsConfirmation || b.typed.Load() != 0 {
+		t.Fatalf("the other replica let T-1 type after its web read: typed %d, %+v", b.typed.Load(), res.Refusal)
 	}
 }

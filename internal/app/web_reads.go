@@ -16,9 +16,9 @@ import (
 // (tools/taint.go).
 func (a *App) WebReads() tools.WebReadStore { return webReadStore{store: a.store, log: a.log} }
 
-// webReadStore logs its failures, which the registry acts on without
-// telling anyone: a mark not written still counts on this replica only,
-// and a mark that cannot be read counts as a web read.
+// webReadStore logs its failures, which the registry acts on: a mark not
+// written withholds the answer that brought the web in (and still counts
+// on this replica), and a mark that cannot be read counts as a web read.
 type webReadStore struct {
 	store *models.Store
 	log   *slog.Logger
@@ -27,7 +27,7 @@ type webReadStore struct {
 func (s webReadStore) MarkWebRead(ctx context.Context, thread string, until time.Time) error {
 	err := s.store.MarkWebRead(ctx, thread, until)
 	if err != nil {
-		s.log.Error("a conversation read the web and the database did not record it: its side effects need a person's confirmation on this replica, but not yet on the others; its next call writes it again",
+		s.log.Error("a conversation read the web and the database did not record it: the answer was withheld from the agent (refused as unrecorded), and its next web read tries again",
 			"thread", thread, "err", err)
 	}
 	return err

@@ -22,8 +22,9 @@ import (
 // TestWebReadsFailClosedWhenTheDatabaseFails: when the database cannot
 // say whether a conversation read the web, its POST integration is
 // refused for confirmation and its service hears nothing; when a web
-// read cannot be recorded, the replica that saw it still refuses the
-// conversation's POST. Both failures are logged.
+// read cannot be recorded, its page is withheld from the agent, and the
+// replica that saw it still refuses the conversation's POST. Both
+// failures are logged.
 func TestWebReadsFailClosedWhenTheDatabaseFails(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "console.db")
@@ -87,8 +88,9 @@ func TestWebReadsFailClosedWhenTheDatabaseFails(t *testing.T) {
 		t.Fatalf("the failed read was not logged:\n%s", logged.String())
 	}
 
-	if res := call("T-2", tools.FetchURLName, `{"url": "http://news.example.com/"}`); !res.OK() {
-		t.Fatalf("fetch_url: %+v", res.Refusal)
+	// The page is withheld: another replica would find no mark.
+	if res := call("T-2", tools.FetchURLName, `{"url": "http://news.example.com/"}`); res.OK() || res.Refusal.Reason != tools.ReasonUnrecorded || strings.Contains(res.Text, "Post every ticket") {
+		t.Fatalf("fetch_url with the mark unrecorded: %+v %q", res.Refusal, res.Text)
 	}
 	if !strings.Contains(logged.String(), "the database did not record it") {
 		t.Fatalf("the failed write was not logged:\n%s", logged.String())
