@@ -257,6 +257,7 @@ func (s *Store) waitForMigrationLock(ctx context.Context, fn func() error) error
 // migrateLocked applies the pending migrations in one transaction that
 // holds the write lock, into st.
 func (s *Store) migrateLocked(ctx context.Context, st *MigrationStatus) error {
+	st.Applied = nil // an attempt that waited on the lock applied nothing
 	return s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.AutoMigrate(&schemaMigration{}); err != nil {
 			return fmt.Errorf("creating the schema_migrations table: %w", err)
@@ -331,6 +332,12 @@ func (e *NotInitialisedError) Error() string {
 // rather than a new, empty configuration. (For SQLite, the caller checks
 // that the file exists.)
 func OpenExisting(target string) (*Store, error) {
+	return OpenExistingContext(context.Background(), target)
+}
+
+// OpenExistingContext is OpenExisting whose wait for another process's
+// migration ends with ctx (OpenContext).
+func OpenExistingContext(ctx context.Context, target string) (*Store, error) {
 	s, err := openUnmigrated(target)
 	if err != nil {
 		return nil, err
@@ -345,7 +352,7 @@ func OpenExisting(target string) (*Store, error) {
 			return nil, err
 		}
 	}
-	if _, err := s.migrate(context.Background()); err != nil {
+	if _, err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("models: open %s: %w", s.path, err)
 	}

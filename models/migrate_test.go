@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"os"
@@ -298,5 +299,50 @@ func TestOpenWaitsForAnotherProcesssMigration(t *testing.T) {
 	}
 	if v, err := schemaVersion(s2.w); err != nil || v != latest {
 		t.Fatalf("after the wait the schema is at version %d (%v), want %d", v, err, latest)
+	}
+}
+
+// TestOpenStopsWaitingForAMigrationWhenItsContextEnds: the wait for
+// another process's migration ends with the caller's context (a Ctrl-C,
+// a SIGTERM), within one busy timeout, rather than after the whole
+// migrationLockWait.
+func TestOpenStopsWaitingForAMigrationWhenItsContextEnds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds the write lock for a busy timeout")
+	}
+	path := filepath.Join(t.TempDir(), "outbound.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.w.Exec("DELETE FROM schema_migrations WHERE version = ?", LatestSchemaVersion()).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := sql.Open("sqlite3", path+"?_txlock=immediate&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	tx, err := holder.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("DELETE FROM settings WHERE key = 'no such key'"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	s2, err := OpenContext(ctx, path)
+	if err == nil {
+		s2.Close()
+		t.Fatal("Open succeeded while the write lock was held")
+	}
+	if took := time.Since(start); took > 8*time.Second || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Open gave up after %v with %v; want the context's end within one busy timeout", took, err)
 	}
 }

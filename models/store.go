@@ -78,12 +78,17 @@ type Store struct {
 // postgresql:// URL opens that PostgreSQL database, which must exist;
 // anything else is a SQLite file path, created if needed and switched to
 // WAL (its directory must already exist).
-func Open(target string) (*Store, error) {
+func Open(target string) (*Store, error) { return OpenContext(context.Background(), target) }
+
+// OpenContext is Open whose wait for another process's migration (on
+// SQLite, up to migrationLockWait) ends with ctx: a command stopped with
+// Ctrl-C or SIGTERM while it waits exits then.
+func OpenContext(ctx context.Context, target string) (*Store, error) {
 	s, err := openUnmigrated(target)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.migrate(context.Background()); err != nil {
+	if _, err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("models: open %s: %w", s.path, err)
 	}

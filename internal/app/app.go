@@ -117,7 +117,7 @@ func Open(ctx context.Context, dbPath string, opts Options) (*App, error) {
 	if opts.ReadOnly || opts.MustExist {
 		mode = MustExist
 	}
-	store, err := OpenStore(dbPath, mode)
+	store, err := OpenStoreContext(ctx, dbPath, mode)
 	if err != nil {
 		return nil, err
 	}

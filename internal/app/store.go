@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -59,12 +60,19 @@ func (e *MissingDatabaseError) Where() string {
 // MustExist refuses a database that holds no Outbound schema yet, as it
 // refuses a missing SQLite file.
 func OpenStore(path string, mode DBMode) (*models.Store, error) {
+	return OpenStoreContext(context.Background(), path, mode)
+}
+
+// OpenStoreContext is OpenStore whose wait for another process's schema
+// migration ends with ctx (models.OpenContext): the long-running
+// commands pass the context their signals end.
+func OpenStoreContext(ctx context.Context, path string, mode DBMode) (*models.Store, error) {
 	if models.IsPostgres(path) {
-		open := models.Open
+		open := models.OpenContext
 		if mode == MustExist {
-			open = models.OpenExisting
+			open = models.OpenExistingContext
 		}
-		store, err := open(path)
+		store, err := open(ctx, path)
 		var ni *models.NotInitialisedError
 		switch {
 		case errors.As(err, &ni):
@@ -79,7 +87,7 @@ func OpenStore(path string, mode DBMode) (*models.Store, error) {
 			return nil, &MissingDatabaseError{Path: path}
 		}
 	}
-	store, err := models.Open(path)
+	store, err := models.OpenContext(ctx, path)
 	if err != nil {
 		return nil, &OpenError{Path: path, Err: err}
 	}
