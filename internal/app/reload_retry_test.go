@@ -82,8 +82,14 @@ func TestAChangeThatFailedToLoadIsLoadedOnceItCan(t *testing.T) {
 			// The watch starts from the revision Open loaded, so its first
 			// poll sees the change.
 			go a.Watch(ctx)
-			// Several polls (every 250 ms) see the change and fail to load it.
-			time.Sleep(800 * time.Millisecond)
+			// The first poll (within 250 ms) sees the change and fails to
+			// load it; a few more polls retry it.
+			for deadline := time.Now().Add(10 * time.Second); a.ReloadStatus().FailingSince.IsZero(); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("10 s after the change the watch has not tried to load it")
+				}
+			}
+			time.Sleep(600 * time.Millisecond)
 			if tc.inForce(a) || a.ReloadStatus().Revision == stored {
 				t.Fatalf("the change counts as loaded while its table is away (revision %d of %d)", a.ReloadStatus().Revision, stored)
 			}
