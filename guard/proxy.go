@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -108,6 +109,9 @@ type Proxy struct {
 	// screened, when set, runs the credential's screen on each request
 	// and reports whether it refused (answered and recorded) it.
 	screened func(ctx context.Context, w http.ResponseWriter, r *http.Request, user string) bool
+	// verdictHook, for tests only, runs as a tunnel's handler is about to
+	// give its verdict on the tunnel's first message.
+	verdictHook atomic.Pointer[func(*tunnelConn)]
 }
 
 // proxyTool is the tool a proxied request is recorded under when its

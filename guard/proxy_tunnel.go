@@ -95,25 +95,28 @@ func (p *Proxy) tunnel(ctx *proxyContext, w http.ResponseWriter, r *http.Request
 	// checked: the refusal when it names another host, the allowed
 	// CONNECT otherwise (also when the client sent nothing at all).
 	first, err := readTunnelFirst(client, early, idle)
-	if t.revoked.Load() {
-		return // closed by a decision made since, which is its record
+	p.runVerdictHook(t)
+	// The verdict is claimed under t's lock (allow, refuseOpen): a
+	// decision made since the tunnel opened (a policy change, a revoked
+	// credential) may already have closed it with its record.
+	sent := len(first.bytes) > 0 || err == nil
+	if sent {
+		if ref := tunnelNameRefusal(first, err, d.Host, d.Port, raw); ref != nil {
+			ref.Entry = d.Entry.String()
+			ref.Addresses = d.Addresses()
+			t.refuseOpen(func() {
+				p.recordProxied(ctx, r, Record{Refusal: ref, URL: raw, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)})
+			})
+			return
+		}
 	}
-	if len(first.bytes) == 0 && err != nil {
-		p.g.record(ctx, allowed)
+	if !p.allow(t, func() { p.g.record(ctx, allowed) }) {
+		return
+	}
+	if !sent {
 		t.closeBoth()
 		return
 	}
-	if ref := tunnelNameRefusal(first, err, d.Host, d.Port, raw); ref != nil {
-		ref.Entry = d.Entry.String()
-		ref.Addresses = d.Addresses()
-		p.recordProxied(ctx, r, Record{Refusal: ref, URL: raw, Host: d.Host, Port: d.Port, Proxied: true, Elapsed: time.Since(start)})
-		t.closeBoth()
-		return
-	}
-	if !p.current(t) {
-		return
-	}
-	p.g.record(ctx, allowed)
 	_ = upstream.SetWriteDeadline(time.Now().Add(idle))
 	if _, err := upstream.Write(first.bytes); err != nil {
 		t.closeBoth()
@@ -308,4 +311,10 @@ func (s *tunnelSet) closeAll() {
 	s.mu.Unlock()
 	s.wg.Wait()
 	s.watching.Wait()
+}
+
+func (p *Proxy) runVerdictHook(t *tunnelConn) {
+	if h := p.verdictHook.Load(); h != nil {
+		(*h)(t)
+	}
 }

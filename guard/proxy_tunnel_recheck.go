@@ -81,15 +81,24 @@ func (p *Proxy) redecide(t *tunnelConn) bool {
 		t.mu.Unlock()
 		return false
 	}
+	if !p.decideLocked(t) {
+		return false
+	}
+	t.mu.Unlock()
+	return true
+}
+
+// decideLocked is redecide with t.mu held. It reports whether t may go
+// on; when it may not, it has ended t, recorded the refusal, and released
+// t.mu.
+func (p *Proxy) decideLocked(t *tunnelConn) bool {
 	pol := p.g.Policy()
 	if t.checked.Load() == pol {
-		t.mu.Unlock()
 		return true
 	}
 	d := pol.DecideURL(t.ctx, decidedAddrs(t.addrs), &url.URL{Scheme: "https", Host: t.hostPort(), Path: "/"}, t.raw)
 	if d.Allowed {
 		t.checked.Store(pol)
-		t.mu.Unlock()
 		return true
 	}
 	t.endLocked(func() {
@@ -99,6 +108,38 @@ func (p *Proxy) redecide(t *tunnelConn) bool {
 		p.fileRefusal(t.ctx, t.raw, Record{Refusal: ref, URL: t.raw, Host: d.Host, Port: d.Port, Proxied: true})
 	})
 	return false
+}
+
+// allow gives the handler's verdict that t is allowed, record, unless a
+// decision made since (the watch's, a credential's) ended it, which is
+// then its record. It decides t again first if the policy changed, and
+// records under t's lock, so that a refusal made later always follows
+// the allowed record. It reports whether t may go on.
+func (p *Proxy) allow(t *tunnelConn, record func()) bool {
+	t.mu.Lock()
+	if t.revoked.Load() {
+		t.mu.Unlock()
+		return false
+	}
+	if !p.decideLocked(t) {
+		return false
+	}
+	record()
+	t.mu.Unlock()
+	return true
+}
+
+// refuseOpen gives the handler's verdict that t is refused, record, and
+// closes it, unless a decision made since ended it, which is then its
+// one record. It reports whether it recorded.
+func (t *tunnelConn) refuseOpen(record func()) bool {
+	t.mu.Lock()
+	if t.revoked.Load() {
+		t.mu.Unlock()
+		return false
+	}
+	t.endLocked(record)
+	return true
 }
 
 func (t *tunnelConn) hostPort() string { return joinHostPort(t.host, strconv.Itoa(int(t.port))) }

@@ -448,3 +448,37 @@ func TestEmbeddedProxyRevokeClosesTheCallsTunnels(t *testing.T) {
 		t.Fatalf("records = %+v, want the two allowed CONNECTs", all)
 	}
 }
+
+// TestProxyTunnelOneRecordWhenThePolicyChangesAsItsFirstMessageIsJudged:
+// the policy changes, and the watch closes the tunnel with its refusal,
+// just as the handler is about to give its verdict on the first message
+// (the hook runs the watch's decision there). The tunnel has that one
+// record: not a second refusal (the first message names another host)
+// and not an allowed CONNECT after the refusal (it names the tunnel's).
+func TestProxyTunnelOneRecordWhenThePolicyChangesAsItsFirstMessageIsJudged(t *testing.T) {
+	for name, firstHost := range map[string]string{"another host": "other.example", "the tunnel's host": "gone.example.com"} {
+		t.Run(name, func(t *testing.T) {
+			f := newProxyFixture(t, mustPolicy(t, DefaultSettings(), "gone.example.com"), newResolver("gone.example.com", []string{"93.184.216.35"}))
+			up := newRecordingUpstream(t)
+			f.dialer.Route("93.184.216.35:443", up.Addr().String())
+			p := f.proxy.proxy
+			hook := func(tc *tunnelConn) {
+				f.SetPolicy(mustPolicy(t, DefaultSettings(), "kept.example.com"))
+				p.current(tc) // what the watch does next
+			}
+			p.verdictHook.Store(&hook)
+			conn := connectThen(t, f, "gone.example.com:443")
+			io.WriteString(conn, "GET / HTTP/1.1\r\nHost: "+firstHost+"\r\n\r\n")
+			assertClosed(t, conn, "the tunnel stayed open")
+			up.waitNothing(t)
+			if err := f.proxy.Close(); err != nil { // waits for the tunnel's handler
+				t.Fatal(err)
+			}
+			all := f.reports.All()
+			if len(all) != 1 || all[0].Refusal == nil || all[0].Refusal.Reason != ReasonNotAllowlisted ||
+				!strings.Contains(all[0].Refusal.Message, "changed while the tunnel") {
+				t.Fatalf("records = %+v, want one: the refusal of the changed policy", all)
+			}
+		})
+	}
+}
