@@ -109,6 +109,11 @@ type Proxy struct {
 	// screened, when set, runs the credential's screen on each request
 	// and reports whether it refused (answered and recorded) it.
 	screened func(ctx context.Context, w http.ResponseWriter, r *http.Request, user string) bool
+	// revoked, when set, reports whether the credential named user was
+	// revoked by its owner (an embedded proxy's call credential), for a
+	// tunnel that joins the set after its owner closed the credential's
+	// tunnels (closeTunnelsOf).
+	revoked func(user string) bool
 	// verdictHook, for tests only, runs as a tunnel's handler is about to
 	// give its verdict on the tunnel's first message.
 	verdictHook atomic.Pointer[func(*tunnelConn)]

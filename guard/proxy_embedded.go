@@ -76,6 +76,7 @@ func (g *Guard) StartProxy(opts EmbeddedProxyOptions) (*EmbeddedProxy, error) {
 	}
 	proxy.refused = e.keepRefusal
 	proxy.screened = e.screened
+	proxy.revoked = e.revoked
 	e.proxy = proxy
 	caller := opts.Caller
 	if caller.Tool == "" {
@@ -161,6 +162,16 @@ func (e *EmbeddedProxy) forgetRevokedLocked(now time.Time) {
 			delete(e.creds, user)
 		}
 	}
+}
+
+// revoked reports whether user's credential was revoked (or is forgotten,
+// long revoked): Revoke sets revokedAt before it closes the credential's
+// tunnels, so a tunnel that joins the set after that finds it here.
+func (e *EmbeddedProxy) revoked(user string) bool {
+	e.mu.RLock()
+	c, ok := e.creds[user]
+	e.mu.RUnlock()
+	return !ok || !c.revokedAt.IsZero()
 }
 
 func (e *EmbeddedProxy) authenticate(_ context.Context, user, pass string) (Caller, error) {

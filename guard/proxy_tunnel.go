@@ -75,9 +75,10 @@ func (p *Proxy) tunnel(ctx *proxyContext, w http.ResponseWriter, r *http.Request
 		return
 	}
 	defer p.tunnels.remove(t)
-	// The policy may have changed while the tunnel dialled, before the
-	// set held it for the watch to decide it again.
-	if !p.current(t) {
+	// The policy may have changed, or the credential been revoked, while
+	// the tunnel dialled, before the set held it for the watch (or
+	// closeTunnelsOf) to find it.
+	if !p.opening(t) {
 		return
 	}
 	_ = client.SetWriteDeadline(time.Now().Add(idle))

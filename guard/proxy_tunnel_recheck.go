@@ -110,6 +110,28 @@ func (p *Proxy) decideLocked(t *tunnelConn) bool {
 	return false
 }
 
+// opening decides t again as it joins the set, for what changed while it
+// dialled: a tunnel whose credential its owner revoked is closed
+// unrecorded, as closeTunnelsOf closes the open ones (it listed the set
+// before t joined it); one the policy now refuses is closed with its
+// refusal. It reports whether t may open.
+func (p *Proxy) opening(t *tunnelConn) bool {
+	t.mu.Lock()
+	if t.revoked.Load() {
+		t.mu.Unlock()
+		return false
+	}
+	if p.revoked != nil && p.revoked(t.ctx.who.user) {
+		t.endLocked(nil)
+		return false
+	}
+	if !p.decideLocked(t) {
+		return false
+	}
+	t.mu.Unlock()
+	return true
+}
+
 // allow gives the handler's verdict that t is allowed, record, unless a
 // decision made since (the watch's, a credential's) ended it, which is
 // then its record. It decides t again first if the policy changed, and
@@ -190,7 +212,8 @@ func (t *tunnelConn) end(record func()) bool {
 
 // closeTunnelsOf closes, unrecorded, the open tunnels of the credential
 // named user, revoked by its owner: nothing is decided, the owner ended
-// it.
+// it. A tunnel still dialling is not in the set yet; it finds the
+// credential revoked as it joins (opening, through Proxy.revoked).
 func (p *Proxy) closeTunnelsOf(user string) {
 	for _, t := range p.tunnels.list() {
 		if t.ctx.who.user == user {

@@ -482,3 +482,53 @@ func TestProxyTunnelOneRecordWhenThePolicyChangesAsItsFirstMessageIsJudged(t *te
 		})
 	}
 }
+
+// TestEmbeddedProxyRevokeClosesATunnelStillDialling: a call's credential
+// revoked while its tunnel dials (before the proxy's set holds the
+// tunnel, so Revoke cannot list it) still takes the tunnel with it: it is
+// closed as it opens, unanswered and unrecorded, never carrying a byte,
+// rather than running until it idles out.
+func TestEmbeddedProxyRevokeClosesATunnelStillDialling(t *testing.T) {
+	r := newResolver("call.example.com", []string{"93.184.216.34"})
+	call := newTunnelTarget(t)
+	dialer := guardtest.NewDialer()
+	dialer.Route("93.184.216.34:443", call.ln.Addr().String())
+	dialing, release := make(chan struct{}), make(chan struct{})
+	reports := &recordingRecorder{}
+	g := New(Options{Resolver: r, Recorder: reports,
+		Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+			close(dialing)
+			<-release
+			return dialer.Dial(ctx, network, address)
+		}})
+	t.Cleanup(g.Close)
+	ep, err := g.StartProxy(EmbeddedProxyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ep.Close() })
+	cred := ep.Credential(Caller{Tool: "screenshot", Agent: "helpdesk-bot"})
+	conn, err := net.Dial("tcp", ep.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "CONNECT call.example.com:443 HTTP/1.1\r\nHost: call.example.com:443\r\nProxy-Authorization: %s\r\n\r\n", basic(cred.Username, cred.Password))
+	<-dialing
+	cred.Revoke()
+	close(release)
+	_ = tunnelGet(conn, "call.example.com", "/canary")
+	if got := waitTunnelClosed(t, conn, bufio.NewReader(conn), "the tunnel of a call that ended while it dialled"); got != "" {
+		t.Fatalf("the client read %q; the tunnel must close unanswered", got)
+	}
+	call.waitEnded(t, "the server side stayed open")
+	if got := call.received(); got != "" {
+		t.Fatalf("the server received %q", got)
+	}
+	if err := ep.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if all := reports.All(); len(all) != 0 {
+		t.Fatalf("records = %+v, want none: an ended call's tunnel", all)
+	}
+}
