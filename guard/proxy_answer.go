@@ -1,10 +1,13 @@
 package guard
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // refuse records r under the caller in ctx, files it for req's credential
@@ -23,7 +26,32 @@ func (p *Proxy) answer(w http.ResponseWriter, r *Refusal) {
 	h := w.Header()
 	h.Set("X-Outbound-Code", string(r.Code))
 	h.Set("X-Outbound-Reason", string(r.Reason))
-	writeText(w, refusalStatus(r.Code), "Outbound refused "+r.URL+" ("+string(r.Code)+", "+string(r.Reason)+"): "+r.Message+"\nFix: "+r.AgentFix()+"\n")
+	writeText(w, refusalStatus(r.Code), refusalText(r))
+}
+
+func refusalText(r *Refusal) string {
+	return "Outbound refused " + r.URL + " (" + string(r.Code) + ", " + string(r.Reason) + "): " + r.Message + "\nFix: " + r.AgentFix() + "\n"
+}
+
+// answerConn writes the refusal r as answer does, on a connection taken
+// over from the server (a CONNECT's, refused before its 200), within
+// timeout, and says the connection closes after it.
+func answerConn(c net.Conn, r *Refusal, timeout time.Duration) {
+	body := refusalText(r)
+	status := refusalStatus(r.Code)
+	h := http.Header{}
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Cache-Control", "no-store")
+	h.Set("Connection", "close")
+	h.Set("X-Outbound-Code", string(r.Code))
+	h.Set("X-Outbound-Reason", string(r.Reason))
+	var b bytes.Buffer
+	b.WriteString("HTTP/1.1 " + strconv.Itoa(status) + " " + http.StatusText(status) + "\r\n")
+	_ = h.Write(&b)
+	b.WriteString("\r\n" + body)
+	_ = c.SetWriteDeadline(time.Now().Add(timeout))
+	_, _ = c.Write(b.Bytes())
 }
 
 // refusalStatus is the proxy's status for a refusal: a gateway error when

@@ -77,13 +77,9 @@ func (p *Proxy) tunnel(ctx *proxyContext, w http.ResponseWriter, r *http.Request
 	defer p.tunnels.remove(t)
 	// The policy may have changed, or the credential been revoked, while
 	// the tunnel dialled, before the set held it for the watch (or
-	// closeTunnelsOf) to find it.
+	// closeTunnelsOf) to find it. opening decides it again and answers
+	// the CONNECT: 200, or the refusal.
 	if !p.opening(t) {
-		return
-	}
-	_ = client.SetWriteDeadline(time.Now().Add(idle))
-	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-		t.closeBoth()
 		return
 	}
 	// A client may send its first bytes (a TLS ClientHello) right behind
@@ -162,6 +158,10 @@ type tunnelConn struct {
 	// mu makes one re-decision at a time, so that two of them never
 	// both close the tunnel and record it.
 	mu sync.Mutex
+	// opened says the CONNECT was answered 200 (under mu): a tunnel
+	// refused before that was never open, and its refusal is answered
+	// and recorded as any CONNECT's is.
+	opened bool
 	// revoked says a decision made while the tunnel was open (its policy
 	// or its credential) closed it, and recorded that if it records
 	// anything; its handler records nothing more.

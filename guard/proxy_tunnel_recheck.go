@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"errors"
+	"io"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -101,9 +102,17 @@ func (p *Proxy) decideLocked(t *tunnelConn) bool {
 		t.checked.Store(pol)
 		return true
 	}
+	opened := t.opened
 	t.endLocked(func() {
 		ref := d.Refusal()
 		ref.URL = t.raw // as the tunnel's allowed record named it
+		if !opened {
+			// Refused as it opens (the policy changed while it dialled):
+			// the CONNECT's own refusal, answered instead of the 200.
+			p.fileRefusal(t.ctx, t.raw, Record{Refusal: ref, URL: t.raw, Host: d.Host, Port: d.Port, Proxied: true})
+			answerConn(t.client, ref, t.idle)
+			return
+		}
 		ref.Message = "The allowlist or settings changed while the tunnel to " + t.hostPort() + " was open, and the tunnel was closed: " + ref.Message
 		p.fileRefusal(t.ctx, t.raw, Record{Refusal: ref, URL: t.raw, Host: d.Host, Port: d.Port, Proxied: true})
 	})
@@ -111,10 +120,12 @@ func (p *Proxy) decideLocked(t *tunnelConn) bool {
 }
 
 // opening decides t again as it joins the set, for what changed while it
-// dialled: a tunnel whose credential its owner revoked is closed
-// unrecorded, as closeTunnelsOf closes the open ones (it listed the set
-// before t joined it); one the policy now refuses is closed with its
-// refusal. It reports whether t may open.
+// dialled, and answers the CONNECT: a tunnel whose credential its owner
+// revoked is closed unanswered and unrecorded, as closeTunnelsOf closes
+// the open ones (it listed the set before t joined it); one the policy
+// now refuses is answered and recorded as a refused CONNECT
+// (decideLocked); an allowed one is answered 200. It reports whether t
+// is open.
 func (p *Proxy) opening(t *tunnelConn) bool {
 	t.mu.Lock()
 	if t.revoked.Load() {
@@ -128,6 +139,15 @@ func (p *Proxy) opening(t *tunnelConn) bool {
 	if !p.decideLocked(t) {
 		return false
 	}
+	// Answered under the lock, so that no decision finds the tunnel
+	// between its check and its 200.
+	_ = t.client.SetWriteDeadline(time.Now().Add(t.idle))
+	if _, err := io.WriteString(t.client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		t.mu.Unlock()
+		t.closeBoth()
+		return false
+	}
+	t.opened = true
 	t.mu.Unlock()
 	return true
 }

@@ -244,8 +244,9 @@ func TestProxyTunnelKeptWhenThePolicyStillAllowsIt(t *testing.T) {
 // TestProxyTunnelDecidedAgainWhenThePolicyChangesWhileItDials: the
 // policy changes after a CONNECT was decided but before its tunnel is
 // open (while it dials), so no watch has seen it yet. It is decided
-// again as it opens: closed before the 200, never carrying a byte, with
-// one record, the refusal.
+// again as it opens and refused as any CONNECT is: answered 403 with the
+// refusal instead of the 200, then closed, never carrying a byte, with
+// one record, the ordinary refusal (the tunnel never opened).
 func TestProxyTunnelDecidedAgainWhenThePolicyChangesWhileItDials(t *testing.T) {
 	r := newResolver("gone.example.com", []string{"93.184.216.35"})
 	gone := newTunnelTarget(t)
@@ -275,17 +276,33 @@ func TestProxyTunnelDecidedAgainWhenThePolicyChangesWhileItDials(t *testing.T) {
 	<-dialing
 	g.SetPolicy(mustPolicy(t, DefaultSettings(), "kept.example.com"))
 	close(release)
+	br := bufio.NewReader(conn)
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("the CONNECT refused as it opened was not answered: %v", err)
+	}
+	body := readBody(t, resp)
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("X-Outbound-Reason") != string(ReasonNotAllowlisted) ||
+		!strings.Contains(body, "Outbound refused https://gone.example.com:443/") ||
+		!strings.Contains(body, "gone.example.com is not on the outbound allowlist.") || strings.Contains(body, "was open") {
+		t.Fatalf("the answer: %d %v %q, want 403 with the refusal", resp.StatusCode, resp.Header, body)
+	}
 	_ = tunnelGet(conn, "gone.example.com", "/canary")
-	if got := waitTunnelClosed(t, conn, bufio.NewReader(conn), "a tunnel decided under the old policy"); got != "" {
-		t.Fatalf("the client read %q; the tunnel must close unanswered", got)
+	if got := waitTunnelClosed(t, conn, br, "a tunnel decided under the old policy"); got != "" {
+		t.Fatalf("the client read %q after the refusal", got)
 	}
 	gone.waitEnded(t, "the server side stayed open")
 	if got := gone.received(); got != "" {
 		t.Fatalf("the server received %q", got)
 	}
+	if err := ep.Close(); err != nil {
+		t.Fatal(err)
+	}
 	ev := reports.Events()
-	if all := reports.All(); len(ev) != 1 || len(all) != 1 || ev[0].Refusal.Reason != ReasonNotAllowlisted {
-		t.Fatalf("records = %+v, want one: the refusal", all)
+	if all := reports.All(); len(ev) != 1 || len(all) != 1 || ev[0].Refusal.Reason != ReasonNotAllowlisted ||
+		ev[0].Refusal.Message != "gone.example.com is not on the outbound allowlist." || ev[0].Refusal.URL != "https://gone.example.com:443/" {
+		t.Fatalf("records = %+v, want one: the ordinary refusal", all)
 	}
 }
 
