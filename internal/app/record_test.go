@@ -536,6 +536,7 @@ var notThroughATool = map[string]map[guard.Reason]string{
 		tools.ReasonReadOnly:             "a side effect under browser = read_only (tools' confirm tests)",
 		tools.ReasonNeedsConfirmation:    "a side effect in a conversation that read the web (tools' confirm tests)",
 		tools.ReasonConfirmationDeclined: "a person's answer (tools' confirm tests)",
+		tools.ReasonUnrecorded:           "a database that cannot record a web read, which this environment's registry has none of (TestWebReadsFailClosedWhenTheDatabaseFails drives it through fetch_url; tools' TestAnUnrecordedWebReadWithholdsTheContent counts its one record)",
 		guard.ReasonConnectCheck:         "the connect-time check refuses an address the decision did not check; with the guard's own resolver and dialer that cannot happen (it is the last line against a broken resolver; guard/netns_test.go drives it)",
 		tools.ReasonBrowserOwn:           "the screenshot browser's own requests are recorded under the caller browser, never a tool or the proxy; only Chromium's background services make them (tools' TestChromiumsOwnTrafficIsNeverTheAgents and TestPageHostsScreen drive it)",
 	},
