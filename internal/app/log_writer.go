@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,20 +31,58 @@ var closeGrace = 10 * time.Second
 // "refusals", "decisions", "would_refuse") spills rows while the database
 // stalls: next to the SQLite file, as DB.LOG.spill, so it lives (and is
 // backed up) with it. A database given as a URL (PostgreSQL) has no file;
-// its spill goes to the user's cache directory, named after the URL's
-// hash (never the URL itself, which may carry a password).
+// its spill goes to the user's cache directory, named after a hash of
+// what names the database in the URL (spillIdentity), never the URL
+// itself, which may carry a password.
 func LogSpillPath(dbPath, log string) string {
 	if !strings.Contains(dbPath, "://") {
 		return dbPath + "." + log + ".spill"
 	}
+	return cacheSpillPath(spillIdentity(dbPath), log)
+}
+
+// legacySpillPath is where releases before spillIdentity spilled for a
+// URL: after a hash of the whole URL, so a changed password or sslmode
+// left the file behind. The writers' start moves its rows to
+// LogSpillPath (models.MoveSpill).
+func legacySpillPath(dbPath, log string) string {
+	if !strings.Contains(dbPath, "://") {
+		return LogSpillPath(dbPath, log)
+	}
+	return cacheSpillPath(dbPath, log)
+}
+
+func cacheSpillPath(key, log string) string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		dir = os.TempDir()
 	}
-	sum := sha256.Sum256([]byte(dbPath))
+	sum := sha256.Sum256([]byte(key))
 	dir = filepath.Join(dir, "outbound")
 	_ = os.MkdirAll(dir, 0o700)
 	return filepath.Join(dir, hex.EncodeToString(sum[:6])+"."+log+".spill")
+}
+
+// spillIdentity is what of a PostgreSQL URL says which database (and
+// schema) its rows belong to: the user, the hosts and ports, the
+// database, and the parameters that choose them or the schema. The
+// password, sslmode, timeouts and the like are left out: changing them
+// (a rotated password) must not leave the spilled rows under a name no
+// writer opens. A URL that does not parse is its own identity.
+func spillIdentity(dbPath string) string {
+	u, err := url.Parse(strings.TrimSpace(dbPath))
+	if err != nil {
+		return dbPath
+	}
+	q := u.Query()
+	kept := url.Values{}
+	for _, k := range []string{"host", "hostaddr", "port", "dbname", "user", "search_path", "options", "service"} {
+		if v, ok := q[k]; ok {
+			kept[k] = v
+		}
+	}
+	id := url.URL{Scheme: "postgres", User: url.User(u.User.Username()), Host: strings.ToLower(u.Host), Path: u.Path, RawQuery: kept.Encode()}
+	return id.String()
 }
 
 // logWriterOptions are the options of one log's writer: its spill file,
@@ -57,6 +96,12 @@ func (a *App) logWriterOptions(dbPath, log, name string) models.RefusalWriterOpt
 // startLogWriters starts the three log writers: refusals, allowed
 // decisions of tickets, and would-be refusals of report-only entries.
 func (a *App) startLogWriters(dbPath string) {
+	for _, log := range []string{"refusals", "decisions", "would_refuse"} {
+		if err := models.MoveSpill(legacySpillPath(dbPath, log), LogSpillPath(dbPath, log)); err != nil {
+			a.log.Error("the rows an earlier release spilled could not be moved to this release's spill file; move the file aside and tell support",
+				"from", legacySpillPath(dbPath, log), "to", LogSpillPath(dbPath, log), "err", err)
+		}
+	}
 	// Bursts of alike refusals become one row a window (models.RefusalAggregator).
 	a.refusals = models.NewRefusalAggregatorFrom(models.NewRefusalWriter(a.store, a.logWriterOptions(dbPath, "refusals", refusalLogName)), a.burstWindow)
 	a.decisions = models.NewDecisionWriter(a.store, a.logWriterOptions(dbPath, "decisions", decisionLogName))
