@@ -248,69 +248,12 @@ func TestOpenErrorsHideAQueryPassword(t *testing.T) {
 	}
 }
 
-// TestOpenWaitsForAnotherProcesssMigration: a process that finds the
-// schema behind while another holds the write lock (migrating it: an
-// index over a large log takes minutes) waits for the lock and then
-// finds nothing left to do, rather than exiting with "database is
-// locked" after one busy timeout (5 s), as it did.
-func TestOpenWaitsForAnotherProcesssMigration(t *testing.T) {
-	if testing.Short() {
-		t.Skip("holds the write lock past a busy timeout")
-	}
-	path := filepath.Join(t.TempDir(), "outbound.db")
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The schema one version behind, as a process of the new release
-	// finds it while the first one migrates.
-	latest := LatestSchemaVersion()
-	if err := s.w.Exec("DELETE FROM schema_migrations WHERE version = ?", latest).Error; err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	holder, err := sql.Open("sqlite3", path+"?_txlock=immediate&_busy_timeout=5000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	tx, err := holder.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec("DELETE FROM settings WHERE key = 'no such key'"); err != nil {
-		t.Fatal(err)
-	}
-	const held = 6 * time.Second // past the 5 s busy timeout
-	go func() {
-		time.Sleep(held)
-		_ = tx.Rollback()
-	}()
-	start := time.Now()
-	s2, err := Open(path)
-	if err != nil {
-		t.Fatalf("Open while another process held the write lock for %v: %v", held, err)
-	}
-	defer s2.Close()
-	if took := time.Since(start); took < held-500*time.Millisecond {
-		t.Errorf("Open returned after %v, before the lock was released", took)
-	}
-	if v, err := schemaVersion(s2.w); err != nil || v != latest {
-		t.Fatalf("after the wait the schema is at version %d (%v), want %d", v, err, latest)
-	}
-}
-
-// TestOpenStopsWaitingForAMigrationWhenItsContextEnds: the wait for
-// another process's migration ends with the caller's context (a Ctrl-C,
-// a SIGTERM), within one busy timeout, rather than after the whole
-// migrationLockWait.
-func TestOpenStopsWaitingForAMigrationWhenItsContextEnds(t *testing.T) {
-	if testing.Short() {
-		t.Skip("holds the write lock for a busy timeout")
-	}
-	path := filepath.Join(t.TempDir(), "outbound.db")
+// behindAndLocked makes a SQLite database one schema version behind, as a
+// process of a new release finds it while another migrates it, and holds
+// its write lock from another connection; release gives the lock up.
+func behindAndLocked(t *testing.T) (path string, release func()) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "outbound.db")
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -325,15 +268,58 @@ func TestOpenStopsWaitingForAMigrationWhenItsContextEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer holder.Close()
+	t.Cleanup(func() { holder.Close() })
 	tx, err := holder.Begin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback()
 	if _, err := tx.Exec("DELETE FROM settings WHERE key = 'no such key'"); err != nil {
 		t.Fatal(err)
 	}
+	var once sync.Once
+	release = func() { once.Do(func() { _ = tx.Rollback() }) }
+	t.Cleanup(release)
+	return path, release
+}
+
+// TestOpenWaitsForAnotherProcesssMigration: a process that finds the
+// schema behind while another holds the write lock (migrating it: an
+// index over a large log takes minutes) waits for the lock and then
+// finds nothing left to do, rather than exiting with "database is
+// locked" after one busy timeout (5 s), as it did.
+func TestOpenWaitsForAnotherProcesssMigration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds the write lock past a busy timeout")
+	}
+	path, release := behindAndLocked(t)
+	const held = 6 * time.Second // past the 5 s busy timeout
+	go func() {
+		time.Sleep(held)
+		release()
+	}()
+	start := time.Now()
+	s2, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open while another process held the write lock for %v: %v", held, err)
+	}
+	defer s2.Close()
+	if took := time.Since(start); took < held-500*time.Millisecond {
+		t.Errorf("Open returned after %v, before the lock was released", took)
+	}
+	if v, err := schemaVersion(s2.w); err != nil || v != LatestSchemaVersion() {
+		t.Fatalf("after the wait the schema is at version %d (%v), want %d", v, err, LatestSchemaVersion())
+	}
+}
+
+// TestOpenStopsWaitingForAMigrationWhenItsContextEnds: the wait for
+// another process's migration ends with the caller's context (a Ctrl-C,
+// a SIGTERM), within one busy timeout, rather than after the whole
+// migrationLockWait.
+func TestOpenStopsWaitingForAMigrationWhenItsContextEnds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds the write lock for a busy timeout")
+	}
+	path, _ := behindAndLocked(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
