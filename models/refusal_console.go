@@ -27,28 +27,34 @@ func (s *Store) ListRefusalsAfter(ctx context.Context, q RefusalQuery, afterID i
 	}
 	db := s.r.WithContext(ctx)
 	q.memo, q.lookup = &s.searches, &wordLookup{}
-	q, none, err := q.resolveHosts(db)
+	// The ID step of the Older direction, read forwards from the cursor:
+	// the same time bounds (boundIDs), hosts (resolveHosts) and, on
+	// PostgreSQL, the same indexes (idOrder), so a Newer page costs what
+	// an Older one does. One extra ID says whether more lie above.
+	q, none, err := q.boundIDs(db)
 	if err != nil || none {
 		return nil, false, err
 	}
-	idq, err := q.filter(db.Table("refusals"))
-	if err != nil {
+	q, none, err = q.resolveHosts(db)
+	if err != nil || none {
 		return nil, false, err
 	}
-	// Ascending from the cursor walks the same indexes as the older
-	// direction, only forwards; one extra ID says whether more lie above.
 	// A search reads at most one window of rows per page, as ListRefusals
 	// does: newer rows beyond it are another page.
 	if window := s.NewerWindow(q); window > 0 {
-		idq = idq.Where("id <= ?", afterID+window)
+		if top := afterID + window; q.idHigh == 0 || q.idHigh > top {
+			q.idHigh = top
+		}
 		var beyond int64
 		if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusals WHERE id > ? LIMIT 1) AS n", afterID+window).Scan(&beyond).Error; err != nil {
 			return nil, false, fmt.Errorf("models: listing refusals after %d: %w", afterID, err)
 		}
 		newer = beyond > 0
 	}
-	var ids []int64
-	if err := idq.Where("id > ?", afterID).Order("id ASC").Limit(limit+1).Pluck("id", &ids).Error; err != nil {
+	q.idLow = max(q.idLow, afterID+1)
+	q.ascending = true
+	ids, err := q.selectIDs(db, limit+1, "")
+	if err != nil {
 		return nil, false, fmt.Errorf("models: listing refusals after %d: %w", afterID, err)
 	}
 	if len(ids) > limit {

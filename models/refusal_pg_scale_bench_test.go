@@ -243,6 +243,7 @@ func scaleCases(s *Store, sh scaleShape) []scaleCase {
 	// and the top lists began an hour before the day: over 20 s either way.)
 	overview := OverviewQuery{Now: day.Add(24*time.Hour - time.Second), Hours: 24, Days: 30, Top: 8, TopSince: day.Add(-24 * time.Hour),
 		AttackReasons: []string{"internal_name", "internal_address", "metadata", "connect_check", "numeric_host", "zone", "tunnel_name"}}
+	cases = append(cases, newerScaleCases(s, sh)...)
 	return append(cases,
 		scaleCase{"reason", list(RefusalQuery{Reason: "metadata"})},
 		scaleCase{"reason-rare", list(RefusalQuery{Reason: "tunnel_name"})},
@@ -255,6 +256,11 @@ func scaleCases(s *Store, sh scaleShape) []scaleCase {
 		scaleCase{"flood-host", list(RefusalQuery{Host: "flood-00042"})},
 		scaleCase{"flood-ticket", list(RefusalQuery{Ticket: "SUP-FLOOD-3"})},
 		scaleCase{"flood-search", list(RefusalQuery{Search: "attacker /p/"})},
+		// A host substring that more than maxHostMatches refused hosts contain:
+		// every service host, under the flood's 2.6 million rows; and the
+		// hosts retired early on, under nearly the whole log.
+		scaleCase{"host-substring-many", list(RefusalQuery{Host: "example.com"})},
+		scaleCase{"host-substring-many-sparse", list(RefusalQuery{Host: "retired-"})},
 		scaleCase{"today-count", func(ctx context.Context) error { _, err := s.CountRefusalsSince(ctx, day); return err }},
 		scaleCase{"today-count-part-hour", func(ctx context.Context) error {
 			_, err := s.CountRefusalsSince(ctx, day.Add(90*time.Minute))
@@ -271,6 +277,43 @@ func scaleCases(s *Store, sh scaleShape) []scaleCase {
 			return err
 		}},
 	)
+}
+
+// newerScaleCases are the log's Newer pages (ListRefusalsAfter) from a
+// cursor in the middle of the ninety days, for the filters whose Older
+// pages scaleCases times: the rows above a cursor are found walking
+// forwards, and a filter whose rows lie far above it (the flood's hosts)
+// must not read the millions of rows between.
+func newerScaleCases(s *Store, sh scaleShape) []scaleCase {
+	after := sh.base / 2
+	mid := sh.start.Add(45 * 24 * time.Hour)
+	newer := func(q RefusalQuery) func(ctx context.Context) error {
+		return func(ctx context.Context) error { _, _, err := s.ListRefusalsAfter(ctx, q, after); return err }
+	}
+	var cases []scaleCase
+	for _, c := range []struct {
+		name string
+		q    RefusalQuery
+	}{
+		{"all", RefusalQuery{}},
+		{"code", RefusalQuery{Code: "bad_scheme"}},
+		{"reason-rare", RefusalQuery{Reason: "tunnel_name"}},
+		{"tool-and-agent", RefusalQuery{Tool: "check", Agent: "agent-07"}},
+		{"unreviewed", RefusalQuery{Unreviewed: true}},
+		{"host-exact", RefusalQuery{Host: "svc-01234.example.com", HostExact: true}},
+		{"host-substring-few", RefusalQuery{Host: "svc-012"}},
+		{"host-substring-many", RefusalQuery{Host: "example.com"}},
+		{"host-substring-flood", RefusalQuery{Host: "attacker"}}, // only on the flooded day, 3.7 million rows above
+		{"host-and-code", RefusalQuery{Host: "svc-00", Code: "blocked_address"}},
+		{"one-day-window", RefusalQuery{Since: mid, Until: mid.Add(24 * time.Hour)}},
+		{"flood-day", RefusalQuery{Since: sh.floodDay}},
+		{"ticket", RefusalQuery{Ticket: "SUP-FLOOD-3"}},
+		{"search", RefusalQuery{Search: "svc-01234.example.com/ticket"}},
+		{"search-none", RefusalQuery{Search: "no-such-text"}},
+	} {
+		cases = append(cases, scaleCase{"newer-" + c.name, newer(c.q)})
+	}
+	return cases
 }
 
 // BenchmarkPGScale times every case scaleRuns times on the seeded

@@ -63,8 +63,12 @@ type RefusalQuery struct {
 	// (pgDriver).
 	drive string
 	// idLow and idHigh, when not 0, bound the IDs of rows in the time
-	// filter (refusal_id_range.go).
+	// filter (refusal_id_range.go), and a Newer page's cursor
+	// (ListRefusalsAfter).
 	idLow, idHigh int64
+	// ascending reads the ID step oldest first: a Newer page, the rows
+	// just above its cursor.
+	ascending bool
 	// memo is the store's memory of searches the trigram index could not
 	// answer (refusal_search_pg.go).
 	memo *searchMemo
