@@ -53,7 +53,12 @@ func (s *Store) ListRefusalsAfter(ctx context.Context, q RefusalQuery, afterID i
 	}
 	q.idLow = max(q.idLow, afterID+1)
 	q.ascending = true
-	ids, err := q.selectIDs(db, limit+1, "")
+	var ids []int64
+	if q.hostIn == nil && q.onlyHostSubstring() && isPostgres(db) {
+		ids, err = q.newerManyHostIDs(db, limit+1) // refusal_host_probe_pg.go
+	} else {
+		ids, err = q.selectIDs(db, limit+1, "")
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("models: listing refusals after %d: %w", afterID, err)
 	}

@@ -61,10 +61,16 @@ const maxHostMatches = 500
 // hostsMatching returns the refused hosts containing sub, and false when
 // more than maxHostMatches match.
 func hostsMatching(db *gorm.DB, sub string) ([]string, bool, error) {
+	return hostsMatchingUpTo(db, sub, maxHostMatches)
+}
+
+// hostsMatchingUpTo returns the refused hosts containing sub, and false
+// when more than limit match.
+func hostsMatchingUpTo(db *gorm.DB, sub string, limit int) ([]string, bool, error) {
 	var hosts []string
 	err := db.Table("refusal_hosts").Where(hostContains, containsPattern(sub)).
-		Limit(maxHostMatches+1).Pluck("host", &hosts).Error
-	if err != nil || len(hosts) > maxHostMatches {
+		Limit(limit+1).Pluck("host", &hosts).Error
+	if err != nil || len(hosts) > limit {
 		return nil, false, err
 	}
 	return hosts, true, nil

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -180,6 +181,13 @@ func (r *sqlRecorder) Trace(_ context.Context, _ time.Time, fc func() (string, i
 	r.mu.Unlock()
 }
 
+// all returns the recorded statements.
+func (r *sqlRecorder) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.stmts)
+}
+
 // idStep is the one recorded statement that picks a page's IDs.
 func (r *sqlRecorder) idStep(t *testing.T) string {
 	t.Helper()
@@ -195,4 +203,121 @@ func (r *sqlRecorder) idStep(t *testing.T) string {
 		t.Fatalf("want one ID step among the statements, found %d:\n%s", len(steps), strings.Join(r.stmts, "\n"))
 	}
 	return steps[0]
+}
+
+// A host substring that more than maxHostMatches refused hosts contain
+// pages exactly like any filter, in both directions; on PostgreSQL it is
+// found host by host (refusal_host_probe_pg.go), not by walking the log
+// through the rows of other hosts between the cursor and its own: here
+// 20,000 rows of other hosts lie below its rows and 20,000 above.
+func TestManyHostSubstringPagesHostByHost(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		const others, hosts = 20_000, maxHostMatches + 200
+		var rows []Refusal
+		add := func(host string) {
+			rows = append(rows, Refusal{Tool: "fetch_url", Host: host, Code: "forbidden", Reason: "not_allowlisted", Kind: "policy", Time: t0.Add(time.Duration(len(rows)) * time.Second)})
+			if len(rows) == 2000 {
+				if err := s.InsertRefusals(ctx, rows); err != nil {
+					t.Fatal(err)
+				}
+				rows = rows[:0]
+			}
+		}
+		var want []int64 // the matching IDs, oldest first
+		id := int64(0)
+		for i := range others {
+			add(fmt.Sprintf("old-%d.example.org", i%50))
+			id++
+		}
+		for i := range 3 * hosts {
+			add(fmt.Sprintf("svc-%d.example.com", i%hosts))
+			id++
+			want = append(want, id)
+		}
+		for i := range others {
+			add(fmt.Sprintf("flood-%d.attacker.example", i%50))
+		}
+		if len(rows) > 0 {
+			if err := s.InsertRefusals(ctx, rows); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if testOnPostgres(t) {
+			if err := s.w.Exec("ANALYZE refusals").Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		q := RefusalQuery{Host: "Example.COM"}
+		rec := &sqlRecorder{}
+		s.r.Logger = rec
+		var older []int64
+		err := s.EachRefusal(ctx, q, func(r *Refusal) error { older = append(older, r.ID); return nil })
+		first, _, err2 := s.ListRefusals(ctx, q)
+		newerPage, newer, err3 := s.ListRefusalsAfter(ctx, RefusalQuery{Host: "example.com", Limit: 7}, 1)
+		s.r.Logger = logger.Discard
+		if err = errors.Join(err, err2, err3); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(older, reversed(want)) {
+			t.Errorf("the older walk found %d rows (%v…), want %d (%v…)", len(older), older[:min(5, len(older))], len(want), want[len(want)-5:])
+		}
+		if len(first) != DefaultRefusalPage || first[0].ID != want[len(want)-1] {
+			t.Errorf("the first page has %d rows from %d, want %d from %d", len(first), lastID(first[:1]), DefaultRefusalPage, want[len(want)-1])
+		}
+		var ids []int64
+		for _, r := range newerPage {
+			ids = append(ids, r.ID)
+		}
+		if w := want[:7]; !slices.Equal(ids, reversed(w)) || !newer {
+			t.Errorf("the Newer page above row 1 is %v newer=%v, want %v newer=true", ids, newer, reversed(w))
+		}
+		for _, tc := range []struct {
+			name  string
+			after int64
+		}{{"just below", want[40]}, {"at the top", want[len(want)-3]}} {
+			got, newer, err := s.ListRefusalsAfter(ctx, RefusalQuery{Host: "example.com", Limit: 7}, tc.after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.Index(want, tc.after) + 1
+			w := want[i:min(i+7, len(want))]
+			ids = ids[:0]
+			for _, r := range got {
+				ids = append(ids, r.ID)
+			}
+			if !slices.Equal(ids, reversed(w)) || newer != (i+7 < len(want)) {
+				t.Errorf("%s: after %d got %v newer=%v, want %v newer=%v", tc.name, tc.after, ids, newer, reversed(w), i+7 < len(want))
+			}
+		}
+		if !testOnPostgres(t) {
+			return
+		}
+		// Each page read at most its first window of other hosts' rows.
+		for _, stmt := range rec.all() {
+			if !strings.Contains(stmt, `FROM "refusals"`) && !strings.Contains(stmt, "LATERAL") {
+				continue
+			}
+			var plan []string
+			if err := s.r.Raw("EXPLAIN (ANALYZE, COSTS OFF) " + stmt).Scan(&plan).Error; err != nil {
+				t.Fatalf("EXPLAIN %s: %v", stmt, err)
+			}
+			read := 0
+			for _, m := range rowsRemoved.FindAllStringSubmatch(strings.Join(plan, "\n"), -1) {
+				n, _ := strconv.Atoi(m[1])
+				read += n
+			}
+			if read > recentScan {
+				t.Errorf("a statement read and dropped %d rows of other hosts:\n%.300s\n%s", read, stmt, strings.Join(plan, "\n"))
+			}
+		}
+	})
+}
+
+// reversed returns a reversed copy of ids.
+func reversed(ids []int64) []int64 {
+	out := slices.Clone(ids)
+	slices.Reverse(out)
+	return out
 }

@@ -282,6 +282,8 @@ func (q RefusalQuery) pageIDs(db *gorm.DB, n int) ([]int64, error) {
 			older.hostIn = hosts
 			rest, err = older.selectIDs(db, n-len(recent), "")
 		}
+	} else if isPostgres(db) {
+		rest, err = older.manyHostIDs(db, n-len(recent)) // refusal_host_probe_pg.go
 	} else {
 		rest, err = older.selectIDs(db, n-len(recent), "idx_refusals_host")
 	}
