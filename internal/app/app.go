@@ -165,9 +165,22 @@ func (a *App) Reload(ctx context.Context) error {
 	return err
 }
 
+// ReloadTimeout bounds one reload. A read that does not return (a table
+// locked by a migration, a half-open connection) is a reload that
+// failed: without a bound the watch waited on it for good, the replica
+// enforced the previous policy (perhaps wider than the stored one)
+// while /healthz said "ok", and a console save waited behind it. With
+// one, the watch notes the failure, /healthz takes the replica out past
+// its stale limit, and the next poll tries again. A reload reads the
+// allowlist, settings and integrations: milliseconds, at the
+// allowlist's cap too.
+const ReloadTimeout = 2 * time.Second
+
 func (a *App) reload(ctx context.Context) error {
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, ReloadTimeout)
+	defer cancel()
 	rev, err := a.store.Revision(ctx)
 	if err != nil {
 		return err
@@ -233,8 +246,9 @@ func (a *App) Watch(ctx context.Context) {
 			failing.recovered(a.log, rev, time.Now())
 			return nil
 		}
+		began := time.Now()
 		if err := a.Reload(ctx); err != nil {
-			failing.failed(a.log, rev, err, time.Now())
+			failing.failed(a.log, rev, err, began)
 			a.noteReloadFailing(failing.since, err)
 			return err // offered again at the next poll
 		}

@@ -19,7 +19,11 @@ type reloadFailures struct {
 	attempts      int
 }
 
-func (f *reloadFailures) failed(log *slog.Logger, rev int64, err error, now time.Time) {
+// failed notes an attempt that failed; began is when it began, so that
+// the failures are counted from then, a reload that ran to its timeout
+// included.
+func (f *reloadFailures) failed(log *slog.Logger, rev int64, err error, began time.Time) {
+	now := began
 	f.attempts++
 	if f.since.IsZero() {
 		f.since, f.logged = now, now
