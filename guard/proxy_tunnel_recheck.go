@@ -39,14 +39,22 @@ import (
 // until stop is closed (the last tunnel ended). A tunnel that joins the
 // set after the watch has listed it decides itself against the policy of
 // that moment (Proxy.tunnel), so none is missed.
+//
+// A policy change also asks about the tunnels' credentials at once (with
+// ProxyOptions.CredentialRecheck): the embedding process swaps a policy
+// in when any stored change arrives, a credential revoked elsewhere
+// included, and it is then enforced in the tunnels within the bound
+// changes keep rather than at the next periodic check.
 func (p *Proxy) watchTunnels(stop <-chan struct{}) {
+	var credentialsNow chan struct{}
 	if p.opts.CredentialRecheck > 0 {
 		// Apart, so that a slow credential store never holds up the
 		// policy's decisions; waited for, so that Close waits for both.
+		credentialsNow = make(chan struct{}, 1)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			p.watchCredentials(stop)
+			p.watchCredentials(stop, credentialsNow)
 		}()
 		defer func() { <-done }()
 	}
@@ -59,6 +67,10 @@ func (p *Proxy) watchTunnels(stop <-chan struct{}) {
 		case <-snap.retired:
 		case <-stop:
 			return
+		}
+		select {
+		case credentialsNow <- struct{}{}: // nil without rechecks: never ready
+		default: // a check is already due
 		}
 	}
 }
@@ -243,8 +255,9 @@ func (p *Proxy) closeTunnelsOf(user string) {
 }
 
 // watchCredentials asks Authenticate again about the credential of each
-// open tunnel every CredentialRecheck, until stop is closed.
-func (p *Proxy) watchCredentials(stop <-chan struct{}) {
+// open tunnel every CredentialRecheck, and whenever now is poked (a
+// policy change), until stop is closed.
+func (p *Proxy) watchCredentials(stop <-chan struct{}, now <-chan struct{}) {
 	// A check under way when the last tunnel ends is abandoned, so that
 	// Close does not wait for a slow store.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -263,6 +276,7 @@ func (p *Proxy) watchCredentials(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-tick.C:
+		case <-now:
 		}
 		p.recheckCredentials(ctx)
 	}

@@ -103,10 +103,7 @@ func (s *Store) mutateConfig(ctx context.Context, section Section, expectVersion
 		if v, err = bumpVersion(tx, section, expectVersion); err != nil {
 			return err
 		}
-		if err := tx.Exec("UPDATE revision SET value = value + 1, changed_at = ? WHERE id = 1", time.Now().UTC()).Error; err != nil {
-			return fmt.Errorf("models: bumping revision: %w", err)
-		}
-		if err := s.notifyChange(tx); err != nil {
+		if err := s.bumpRevision(tx); err != nil {
 			return err
 		}
 		if err := fn(tx); err != nil {
@@ -118,6 +115,16 @@ func (s *Store) mutateConfig(ctx context.Context, section Section, expectVersion
 		return 0, err
 	}
 	return v, nil
+}
+
+// bumpRevision moves the global revision on, inside a change's
+// transaction, and announces it: every replica then reloads within the
+// bound changes keep.
+func (s *Store) bumpRevision(tx *gorm.DB) error {
+	if err := tx.Exec("UPDATE revision SET value = value + 1, changed_at = ? WHERE id = 1", time.Now().UTC()).Error; err != nil {
+		return fmt.Errorf("models: bumping revision: %w", err)
+	}
+	return s.notifyChange(tx)
 }
 
 // bumpVersion increments section's version if it still equals expect (or

@@ -93,8 +93,9 @@ func (s *Store) ListTokens(ctx context.Context) ([]AgentToken, error) {
 	return out, nil
 }
 
-// RevokeToken marks the named token revoked, with its audit records in the
-// same transaction, and returns the token as it was before. Revoking an
+// RevokeToken marks the named token revoked, with its audit records and
+// the move of the configuration revision in the same transaction, and
+// returns the token as it was before. Revoking an
 // already revoked token changes nothing and writes no record: the returned
 // token's RevokedAt says since when. An unknown name is a *NotFoundError.
 func (s *Store) RevokeToken(ctx context.Context, name string, audit ...Audit) (AgentToken, error) {
@@ -111,6 +112,14 @@ func (s *Store) RevokeToken(ctx context.Context, name string, audit ...Audit) (A
 			return nil
 		}
 		if err := tx.Model(&AgentToken{}).Where("id = ?", before.ID).Update("revoked_at", time.Now().UTC()).Error; err != nil {
+			return fmt.Errorf("models: revoking agent token %q: %w", name, err)
+		}
+		// A revocation is a change every replica must enforce within the
+		// bound a change keeps, in the tunnels a token already holds too
+		// (they are checked again on every reload): the revision moves,
+		// with its notification, but no section's version, so no form
+		// an admin has open goes stale.
+		if err := s.bumpRevision(tx); err != nil {
 			return fmt.Errorf("models: revoking agent token %q: %w", name, err)
 		}
 		return writeAudit(tx, audit)

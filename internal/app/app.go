@@ -195,6 +195,13 @@ func (a *App) reload(ctx context.Context) error {
 			return err
 		}
 	}
+	if rev != a.revision.Load() {
+		// The change may be a token revoked elsewhere (RevokeToken moves
+		// the revision): no token this process trusts from before it is
+		// trusted on, and the proxy's tunnels, checked again as the
+		// policy swaps in, ask the store.
+		a.tokens.clear()
+	}
 	a.guard.SetPolicy(p)
 	a.settings.Store(&s)
 	if a.integrations != nil {
