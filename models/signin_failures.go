@@ -22,10 +22,11 @@ type signInFailure struct {
 func (signInFailure) TableName() string { return "signin_failures" }
 
 // ThrottleKey is one limit a sign-in is counted against: its recent
-// failures are those after Since, at most Keep of them (the newest).
+// failures are those of the last Window, at most Keep of them (the
+// newest).
 type ThrottleKey struct {
 	Kind, Key string
-	Since     time.Time
+	Window    time.Duration
 	Keep      int
 }
 
@@ -34,24 +35,32 @@ type ThrottleKey struct {
 const maxFailureAge = 25 * time.Hour
 
 // ReserveSignIn reads the recent failures of each key (newest first) and
-// asks admit whether the attempt may go ahead; if so it records one failure
-// per key at now and returns their IDs, which CreditSignIn takes back when
-// the password was right. Reading and recording are one write transaction,
-// which holds the database's write lock, so parallel guesses on any number
-// of replicas are counted one after the other and cannot all slip past a
-// limit. A refused attempt records nothing and returns nil IDs.
-func (s *Store) ReserveSignIn(ctx context.Context, keys []ThrottleKey, now time.Time, admit func(recent [][]time.Time) bool) ([]int64, error) {
-	now = now.UTC()
+// asks admit whether the attempt may go ahead at now; if so it records one
+// failure per key at now and returns their IDs, which CreditSignIn takes
+// back when the password was right. Reading and recording are one write
+// transaction, which holds the database's write lock, so parallel guesses
+// on any number of replicas are counted one after the other and cannot all
+// slip past a limit. A refused attempt records nothing and returns nil IDs.
+//
+// now is the database's clock, read once the lock is held (signInClock),
+// so replicas whose clocks differ still agree on every failure's age and
+// every wait; local is this process's clock, which is the database's on
+// SQLite.
+func (s *Store) ReserveSignIn(ctx context.Context, keys []ThrottleKey, local time.Time, admit func(now time.Time, recent [][]time.Time) bool) ([]int64, error) {
 	var ids []int64
 	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		now, err := s.signInClock(tx, local)
+		if err != nil {
+			return err
+		}
 		recent := make([][]time.Time, len(keys))
 		for i, k := range keys {
-			if err := tx.Model(&signInFailure{}).Where("kind = ? AND key = ? AND at > ?", k.Kind, k.Key, k.Since.UTC()).
+			if err := tx.Model(&signInFailure{}).Where("kind = ? AND key = ? AND at > ?", k.Kind, k.Key, now.Add(-k.Window)).
 				Order("at DESC").Limit(k.Keep).Pluck("at", &recent[i]).Error; err != nil {
 				return err
 			}
 		}
-		if !admit(recent) {
+		if !admit(now, recent) {
 			return nil
 		}
 		for _, k := range keys {
@@ -67,6 +76,21 @@ func (s *Store) ReserveSignIn(ctx context.Context, keys []ThrottleKey, now time.
 		return nil, err
 	}
 	return ids, nil
+}
+
+// signInClock is the time now on the database's clock, in UTC: on
+// PostgreSQL the server's clock_timestamp() (not now(), which is when the
+// transaction began, before it waited for the write lock), to the
+// microsecond it stores; on SQLite, whose file is on this machine, local.
+func (s *Store) signInClock(tx *gorm.DB, local time.Time) (time.Time, error) {
+	if s.engine != enginePostgres {
+		return local.UTC(), nil
+	}
+	var now time.Time
+	if err := tx.Raw("SELECT clock_timestamp()").Row().Scan(&now); err != nil {
+		return time.Time{}, err
+	}
+	return now.UTC(), nil
 }
 
 // CreditSignIn takes back the failures ReserveSignIn recorded.

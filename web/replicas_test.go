@@ -9,7 +9,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -131,6 +134,61 @@ func TestSignInThrottleCountsAcrossReplicas(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSignInLockHoldsOnAReplicaWhoseClockRunsAhead: replica B's clock
+// runs 90 s ahead of A's, more than the first lock lasts. The lock that
+// failures on A made still holds on B, B checks no password, and B tells
+// the same wait and the same time to try again as A: the failures, the
+// window and the wait are all measured on the database's clock. Only
+// PostgreSQL: replicas on one SQLite file share one machine's clock.
+func TestSignInLockHoldsOnAReplicaWhoseClockRunsAhead(t *testing.T) {
+	clockA, clockB := newTestClock(), newTestClock()
+	clockB.advance(90 * time.Second)
+	target := pgtest.Schema(t)
+	a := newHarnessOn(t, target, func(d *Deps) { d.Now = clockA.now })
+	b := newHarnessOn(t, target, func(d *Deps) { d.Now = clockB.now })
+	a.addUser("ada", models.RoleAdmin)
+	var checks atomic.Int32
+	real := comparePassword
+	comparePassword = func(hash, pw []byte) error {
+		checks.Add(1)
+		return real(hash, pw)
+	}
+	t.Cleanup(func() { comparePassword = real })
+	guess := func(h *harness) (status int, retryAfter, body string) {
+		resp := h.browser().postForm("/login", url.Values{"name": {"ada"}, "password": {"wrong guess"}})
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Retry-After"), string(b)
+	}
+	for i := 0; i < accountThrottle.free; i++ {
+		if got, _, _ := guess(a); got != http.StatusUnauthorized {
+			t.Fatalf("guess %d on A: %d, want 401", i+1, got)
+		}
+	}
+	statusA, waitA, bodyA := guess(a)
+	if statusA != http.StatusTooManyRequests {
+		t.Fatalf("A after %d failures: %d, want 429", accountThrottle.free, statusA)
+	}
+	before := checks.Load()
+	statusB, waitB, bodyB := guess(b)
+	if statusB != http.StatusTooManyRequests {
+		t.Fatalf("B (clock 90 s ahead) after %d failures on A: %d, want 429", accountThrottle.free, statusB)
+	}
+	if n := checks.Load() - before; n != 0 {
+		t.Fatalf("B checked the password %d times while the account was locked", n)
+	}
+	secsA, errA := strconv.Atoi(waitA)
+	secsB, errB := strconv.Atoi(waitB)
+	if errA != nil || errB != nil || secsA <= 0 || secsA > int(accountThrottle.base/time.Second) || secsB < secsA-1 || secsB > secsA {
+		t.Fatalf("Retry-After is %q on A and %q on B, want about one wait of at most %s on both", waitA, waitB, accountThrottle.base)
+	}
+	at := regexp.MustCompile(`Try again at (\d\d:\d\d:\d\d) UTC`)
+	untilA, untilB := at.FindStringSubmatch(bodyA), at.FindStringSubmatch(bodyB)
+	if untilA == nil || untilB == nil || untilA[1] != untilB[1] {
+		t.Fatalf("A and B name different times to try again (%v, %v):\nA: %s\nB: %s", untilA, untilB, bodyA, bodyB)
+	}
 }
 
 // TestHealthzReportsTheReplicasReloadState: /healthz says which engine the

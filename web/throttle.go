@@ -59,7 +59,7 @@ type loginThrottle struct {
 // SignInFailures is where a console that runs as several replicas keeps
 // the throttle's failures (*models.Store): see models.ReserveSignIn.
 type SignInFailures interface {
-	ReserveSignIn(ctx context.Context, keys []models.ThrottleKey, now time.Time, admit func(recent [][]time.Time) bool) ([]int64, error)
+	ReserveSignIn(ctx context.Context, keys []models.ThrottleKey, local time.Time, admit func(now time.Time, recent [][]time.Time) bool) ([]int64, error)
 	CreditSignIn(ctx context.Context, ids []int64) error
 }
 
@@ -108,32 +108,44 @@ func (t *loginThrottle) reserve(ctx context.Context, name, client string) (*sign
 	return &signInAttempt{t: t, account: account, source: source, at: now}, nil, nil
 }
 
-// reserveShared is reserve on the database's failures.
+// reserveShared is reserve on the database's failures. Their times, their
+// window and the wait are all on the database's clock (see
+// models.ReserveSignIn), never this replica's: a replica whose clock runs
+// ahead would find another's failures older than they are and let a
+// locked account guess again.
 func (t *loginThrottle) reserveShared(ctx context.Context, account, source string) (*signInAttempt, *signInLockout, error) {
-	now := t.now()
 	keys := []models.ThrottleKey{
-		{Kind: "account", Key: account, Since: now.Add(-accountThrottle.window), Keep: accountThrottle.free + keptFailures},
-		{Kind: "source", Key: source, Since: now.Add(-sourceThrottle.window), Keep: sourceThrottle.free + keptFailures},
+		{Kind: "account", Key: account, Window: accountThrottle.window, Keep: accountThrottle.free + keptFailures},
+		{Kind: "source", Key: source, Window: sourceThrottle.window, Keep: sourceThrottle.free + keptFailures},
 	}
 	var locked *signInLockout
-	ids, err := t.shared.ReserveSignIn(ctx, keys, now, func(recent [][]time.Time) bool {
+	var at time.Time
+	ids, err := t.shared.ReserveSignIn(ctx, keys, t.now(), func(now time.Time, recent [][]time.Time) bool {
+		at = now
 		locked = lockout(accountThrottle.waitAfter(recent[0], now), sourceThrottle.waitAfter(recent[1], now), now)
 		return locked == nil
 	})
 	if err != nil || locked != nil {
 		return nil, locked, err
 	}
-	return &signInAttempt{t: t, account: account, source: source, at: now, ids: ids}, nil, nil
+	return &signInAttempt{t: t, account: account, source: source, at: at, ids: ids}, nil, nil
 }
 
-// lockout is the lockout the two waits make, or nil when neither waits.
+// lockout is the lockout the two waits make at now, or nil when neither
+// waits. Until is when the lock ends, rounded up to a whole second: not
+// now plus the rounded wait, so every replica that refuses the attempt
+// names the same time.
 func lockout(byAccount, bySource time.Duration, now time.Time) *signInLockout {
 	if byAccount <= 0 && bySource <= 0 {
 		return nil
 	}
 	wait := max(byAccount, bySource)
 	secs := (wait + time.Second - 1) / time.Second * time.Second
-	return &signInLockout{Wait: secs, Until: now.Add(secs), Account: byAccount >= bySource}
+	until := now.Add(wait)
+	if whole := until.Truncate(time.Second); whole.Before(until) {
+		until = whole.Add(time.Second)
+	}
+	return &signInLockout{Wait: secs, Until: until, Account: byAccount >= bySource}
 }
 
 // credit takes back the reserved failure: the password was right, or no
