@@ -57,20 +57,30 @@ type signInDesk struct {
 	handler  http.Handler
 	cookies  []*http.Cookie
 	token    string
-	compares atomic.Int32
+	compares *atomic.Int32
 }
 
-// newSignInDesk starts a console whose clock is clock and counts every
-// password check it runs (the comparePassword hook).
-func newSignInDesk(t *testing.T, clock *testClock) *signInDesk {
+// countPasswordChecks counts every password check run from now until the
+// test ends (the comparePassword hook). Call it before starting the
+// servers: the hook is put back after they stop (cleanups run
+// last-registered first).
+func countPasswordChecks(t *testing.T) *atomic.Int32 {
 	t.Helper()
-	desk := &signInDesk{t: t}
+	var n atomic.Int32
 	real := comparePassword
 	comparePassword = func(hash, pw []byte) error {
-		desk.compares.Add(1)
+		n.Add(1)
 		return real(hash, pw)
 	}
 	t.Cleanup(func() { comparePassword = real })
+	return &n
+}
+
+// newSignInDesk starts a console whose clock is clock and counts every
+// password check it runs.
+func newSignInDesk(t *testing.T, clock *testClock) *signInDesk {
+	t.Helper()
+	desk := &signInDesk{t: t, compares: countPasswordChecks(t)}
 	desk.h = newHarnessWith(t, func(d *Deps) { d.Now = clock.now })
 	desk.handler = desk.h.srv.Config.Handler
 	rec := httptest.NewRecorder()
