@@ -184,15 +184,19 @@ func (s *Store) purgeRefusalHosts(ctx context.Context) error {
 // purgeUnused walks table in key order, unusedPurgeChunk keys at a time,
 // and runs del (a DELETE of the keys of "IN ?" that no row uses any
 // more) on each chunk, in a transaction of its own (so under the write
-// lock, and short: a writer waits for one chunk at most).
+// lock, and short: a writer waits for one chunk at most). The first
+// chunk starts at the key's zero value inclusive: the empty host is a
+// refused host (refusals of a malformed URL name none), and a walk that
+// began after it never purged it.
 func purgeUnused[K cmp.Ordered](ctx context.Context, s *Store, table, key, del, what string) error {
 	var after K
+	from := key + " >= ?"
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		var keys []K
-		if err := s.r.WithContext(ctx).Table(table).Where(key+" > ?", after).Order(key).Limit(unusedPurgeChunk).Pluck(key, &keys).Error; err != nil {
+		if err := s.r.WithContext(ctx).Table(table).Where(from, after).Order(key).Limit(unusedPurgeChunk).Pluck(key, &keys).Error; err != nil {
 			return fmt.Errorf("reading %s: %w", what, err)
 		}
 		if len(keys) == 0 {
@@ -201,7 +205,7 @@ func purgeUnused[K cmp.Ordered](ctx context.Context, s *Store, table, key, del, 
 		if err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return tx.Exec(del, keys).Error }); err != nil {
 			return fmt.Errorf("purging %s: %w", what, err)
 		}
-		after = keys[len(keys)-1]
+		after, from = keys[len(keys)-1], key+" > ?"
 	}
 }
 

@@ -68,3 +68,30 @@ func testAPurgeStoppedBeforeItsSweep(t *testing.T, oldRows int) {
 		t.Errorf("after the sweep %d chunks are owed a sweep and %d swept", owed, swept)
 	}
 }
+
+// Review finding: the sweep of unused keys began after the key's zero
+// value, so the empty host (refusals of a malformed URL name none) stayed
+// in the refused-host list after its last refusal was purged.
+func TestThePurgeSweepsTheEmptyHostWithItsLastRefusal(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		old := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
+		if err := s.InsertRefusals(ctx, []Refusal{
+			{Time: old, Host: ""},
+			{Time: old, Host: "gone.example"},
+			{Time: old.Add(48 * time.Hour), Host: "kept.example"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if hosts := s.refusedHostsForTest(t); len(hosts) != 3 || hosts[0] != "" {
+			t.Fatalf("before the purge the refused hosts are %q; the test needs the empty host listed", hosts)
+		}
+		if _, err := s.PurgeRefusalsBefore(ctx, old.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if hosts := s.refusedHostsForTest(t); len(hosts) != 1 || hosts[0] != "kept.example" {
+			t.Errorf("after the purge the refused hosts are %q, want only kept.example", hosts)
+		}
+	})
+}
