@@ -36,8 +36,8 @@ const purgeChunk = 2000
 // equals the rows at every commit, whatever another purge (a replica) or
 // the log writer does in between (purgedCounts says which counters wait
 // for the walk to leave their day). It stops early when ctx ends and reports how many rows
-// it deleted so far in either case; the next purge of this process
-// finishes the sweep a stopped one left undone.
+// it deleted so far in either case; the next purge, of this process or
+// any other, finishes the sweep a stopped one left undone (sweepOwed).
 func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, error) {
 	var total int64
 	cutoff := t.UTC()
@@ -55,9 +55,6 @@ func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, er
 			return fail(err)
 		}
 		total += n
-		if n > 0 {
-			s.sweepsOwed.Add(1)
-		}
 		atPurgeUnlocked()
 		if n < purgeChunk {
 			break
@@ -68,33 +65,33 @@ func (s *Store) PurgeRefusalsBefore(ctx context.Context, t time.Time) (int64, er
 		}
 	}
 	// The sweep after the chunks: a purge that deleted nothing has
-	// nothing to sweep, unless one before it in this process stopped
-	// before its sweep was done (its context ended, or the sweep failed).
-	// It sweeps with its own cutoff, not the stopped one's: that one may
-	// have stopped with rows of its days left, whose counters must stay.
-	owed := s.sweepsOwed.Load()
-	if total == 0 && owed <= s.sweptUpTo.Load() {
-		return 0, nil
+	// nothing to sweep, unless one before it (of this process or another,
+	// before a restart) stopped before its sweep was done: its context
+	// ended, the sweep failed, or its process died. It sweeps with its own
+	// cutoff, not the stopped one's: that one may have stopped with rows
+	// of its days left, whose counters must stay.
+	if total == 0 {
+		owed, err := s.sweepOwed(ctx, cutoff)
+		if err != nil {
+			return fail(err)
+		}
+		if !owed {
+			return 0, nil
+		}
 	}
-	if err := s.dropEmptyCounters(ctx, cutoff); err != nil {
-		return fail(err)
-	}
+	// The counters go last: until they do, they are what tells the next
+	// purge a sweep is owed.
 	if err := s.purgeRefusalHosts(ctx); err != nil {
 		return fail(err)
 	}
 	if err := s.purgeRefusalMessages(ctx); err != nil {
 		return fail(err)
 	}
-	if err := s.reclaimSpace(ctx); err != nil {
+	if err := s.dropEmptyCounters(ctx, cutoff); err != nil {
 		return fail(err)
 	}
-	// Swept for every chunk counted before the sweep began; a purge
-	// running meanwhile counted its own, and still owes them.
-	for {
-		swept := s.sweptUpTo.Load()
-		if owed <= swept || s.sweptUpTo.CompareAndSwap(swept, owed) {
-			break
-		}
+	if err := s.reclaimSpace(ctx); err != nil {
+		return fail(err)
 	}
 	return total, nil
 }
@@ -156,12 +153,42 @@ func purgedCounts(chunk []Refusal, cutoff, lastDay time.Time) (map[countKey]coun
 // raised after.
 func (s *Store) dropEmptyCounters(ctx context.Context, cutoff time.Time) error {
 	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return tx.Exec("DELETE FROM refusal_counts WHERE (period <= ? AND n <= 0) OR (dim = ? AND period < ?)", hourOf(cutoff), dimHost, utcDay(cutoff)).Error
+		return tx.Exec("DELETE FROM refusal_counts WHERE "+emptyCounters, hourOf(cutoff), dimHost, utcDay(cutoff)).Error
 	})
 	if err != nil {
 		return fmt.Errorf("dropping the purged periods' counters: %w", err)
 	}
 	return nil
+}
+
+// emptyCounters selects, with the arguments hourOf(cutoff), dimHost and
+// utcDay(cutoff), the counters dropEmptyCounters deletes: those at or
+// before the cutoff's hour that are zero, and the host counters of the
+// days before the cutoff's. Both clauses are within one range of the
+// primary key's first column, period.
+const emptyCounters = "period <= ? AND (n <= 0 OR (dim = ? AND period < ?))"
+
+// sweepOwed says whether a purge before this one deleted rows and stopped
+// before its sweep was done, so that a purge finding no rows to delete
+// sweeps all the same. The database says so, not the process's memory: a
+// purge stopped by a shutdown, or a replica that died in one, leaves its
+// sweep to whichever purge comes next, in any process. The sign is the
+// counters the sweep deletes last (emptyCounters). A chunk that deleted
+// a host's last refusal left its counter of the cutoff's day at zero, or
+// its counter of an earlier day in place, or, once the walk left that
+// day and deleted the day's host counters, the day's hours at zero. (A
+// stored message whose last refusal was of the cutoff's own hour, of a
+// host refused again later that day, leaves no sign; no search finds it,
+// and the next purge that deletes rows sweeps it.) One probe of the
+// primary key, from the oldest counter to the cutoff's hour: after a
+// sweep that range holds just the cutoff day's host counters and the
+// cutoff hour's others, and the probe stops at the first sign.
+func (s *Store) sweepOwed(ctx context.Context, cutoff time.Time) (bool, error) {
+	var owed []int
+	if err := s.r.WithContext(ctx).Raw("SELECT 1 FROM refusal_counts WHERE "+emptyCounters+" LIMIT 1", hourOf(cutoff), dimHost, utcDay(cutoff)).Scan(&owed).Error; err != nil {
+		return false, fmt.Errorf("looking for a sweep a stopped purge owes: %w", err)
+	}
+	return len(owed) > 0, nil
 }
 
 // unusedPurgeChunk is how many refused hosts, or stored messages, one

@@ -52,14 +52,6 @@ type Store struct {
 
 	closed atomic.Bool
 
-	// sweepsOwed counts the purge chunks that deleted rows, and sweptUpTo
-	// how many of them a finished sweep (empty counters, unnamed hosts
-	// and messages, free pages) had followed: a purge stopped before its
-	// sweep was done leaves it to the next one, even if that one finds no
-	// rows to delete. Only this process knows; after a restart the next
-	// purge that deletes rows sweeps them.
-	sweepsOwed, sweptUpTo atomic.Int64
-
 	// touched remembers when TouchToken last wrote each token so that the
 	// hot path (every agent request) usually costs a map lookup, not a write.
 	touchMu sync.Mutex
