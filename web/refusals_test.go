@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -349,6 +350,35 @@ func lastPageLink(t *testing.T, b *browser, start string) string {
 		}
 		link = next
 	}
+}
+
+// Review finding: refusals today that name no host (an API refusal of a
+// malformed URL) were counted in "Refusals today", yet the hosts card,
+// which lists hosts only, said "No refusals yet today." next to the count.
+func TestTodaysRefusalsWithoutAHostAreNotCalledNone(t *testing.T) {
+	onEachEngine(t, func(t *testing.T, target string) {
+		h := newHarnessOn(t, target, nil)
+		admin := h.signedIn("ada", models.RoleAdmin)
+		p := admin.get("/refusals")
+		if today := strings.TrimSpace(p.doc.Find(`[data-testid="refusals-today"]`).Text()); today != "0" || !strings.Contains(p.body, "No refusals yet today.") {
+			t.Fatalf("an empty log: %s refusals today, and the hosts card says %q; want 0 and \"No refusals yet today.\"", today, p.doc.Find(`section[aria-label="Today"]`).Text())
+		}
+		now := time.Now().UTC()
+		if err := h.store.InsertRefusals(context.Background(), []models.Refusal{
+			{Time: now.Add(-time.Second), Tool: "fetch_url", Agent: "bot", URL: "::bad", Code: "bad_url", Reason: "bad_url"},
+			{Time: now.Add(-time.Second), Tool: "fetch_url", Agent: "bot", URL: "::bad", Code: "bad_url", Reason: "bad_url"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		p = admin.get("/refusals")
+		today := strings.TrimSpace(p.doc.Find(`[data-testid="refusals-today"]`).Text())
+		if today != "2" {
+			t.Fatalf("refusals today %q, want 2", today)
+		}
+		if strings.Contains(p.body, "No refusals yet today.") || !strings.Contains(p.body, "None of today's refusals named a host.") {
+			t.Errorf("with %s refusals today, none of them naming a host, the hosts card says %q", today, strings.Join(strings.Fields(p.doc.Find(`section[aria-label="Today"]`).Text()), " "))
+		}
+	})
 }
 
 func TestRefusalCounters(t *testing.T) {
