@@ -51,16 +51,18 @@ const keptTTL = 5 * time.Second
 
 // get returns the value for key, read with read when the kept one is not
 // good for count (today's refusal count) at now. maxAge > 0 bounds how
-// old a kept value may be even when the count stands still. A clock that
-// went back (now before the kept value's read) makes it stale: its age is
-// unknown.
-func (c *countKept[K, V]) get(ctx context.Context, key K, count int64, now time.Time, maxAge time.Duration,
+// old a kept value may be even when the count stands still. A kept value
+// that exact (if not nil) says true of is good for the count it was read
+// at only, not for keptTTL after. A clock that went back (now before the
+// kept value's read) makes it stale: its age is unknown.
+func (c *countKept[K, V]) get(ctx context.Context, key K, count int64, now time.Time, maxAge time.Duration, exact func(V) bool,
 	read func(context.Context) (V, error)) (V, error) {
 	var zero V
 	for {
 		c.mu.Lock()
 		age := now.Sub(c.read)
-		if c.have && c.key == key && age >= 0 && (c.count == count || age < keptTTL) && (maxAge <= 0 || age < maxAge) {
+		lags := age < keptTTL && (exact == nil || !exact(c.value))
+		if c.have && c.key == key && age >= 0 && (c.count == count || lags) && (maxAge <= 0 || age < maxAge) {
 			v := c.value
 			c.mu.Unlock()
 			return v, nil

@@ -27,10 +27,15 @@ type topHostsKey struct {
 const topHostsTTL = keptTTL
 
 // get returns today's n most refused hosts, ranking them with rank when
-// the kept list is not good for count (today's refusal count) at now.
+// the kept list is not good for count (today's refusal count) at now. An
+// empty list is good for its own count only: next to refusals today the
+// log page takes it to say none of them named a host, which a list
+// ranked before hosts were refused must not say for keptTTL. Ranking
+// again is cheap while it finds none (today has no host counter to add
+// up); once it finds hosts, their list is kept as any other.
 func (c *topHostsCache) get(ctx context.Context, day time.Time, n int, count int64, now time.Time,
 	rank func(context.Context) ([]models.HostCount, error)) ([]models.HostCount, error) {
-	return c.kept.get(ctx, topHostsKey{day.Unix(), n}, count, now, 0, func(ctx context.Context) ([]models.HostCount, error) {
+	return c.kept.get(ctx, topHostsKey{day.Unix(), n}, count, now, 0, noHosts, func(ctx context.Context) ([]models.HostCount, error) {
 		hosts, err := rank(ctx)
 		if err == nil && hosts == nil {
 			hosts = []models.HostCount{}
@@ -38,6 +43,9 @@ func (c *topHostsCache) get(ctx context.Context, day time.Time, n int, count int
 		return hosts, err
 	})
 }
+
+// noHosts says a kept list of top hosts is empty (topHostsCache.get).
+func noHosts(hosts []models.HostCount) bool { return len(hosts) == 0 }
 
 // facetsCache keeps the refusal log's filter menus (the distinct tools,
 // agents, codes, reasons and integrations) between loads of the page.
@@ -58,5 +66,5 @@ const facetsMaxAge = 30 * time.Second
 
 func (c *facetsCache) get(ctx context.Context, count int64, now time.Time,
 	read func(context.Context) (models.RefusalFacets, error)) (models.RefusalFacets, error) {
-	return c.kept.get(ctx, struct{}{}, count, now, facetsMaxAge, read)
+	return c.kept.get(ctx, struct{}{}, count, now, facetsMaxAge, nil, read)
 }

@@ -55,6 +55,48 @@ func TestTopHostsAreRankedAgainOnlyWhenTheCountMovedAndTheListAged(t *testing.T)
 	}
 }
 
+// An empty list next to refusals today tells the log page none of them
+// named a host, so it is not kept once the count moves, even within the
+// TTL: a list ranked before the first refusals (or with only refusals
+// of no host) would have said so of hosts refused since.
+func TestAnEmptyTopHostsListIsRankedAgainWhenTheCountMoves(t *testing.T) {
+	var c topHostsCache
+	ctx := context.Background()
+	day := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	t0 := day.Add(10 * time.Hour)
+	var hosts []models.HostCount
+	ranks := 0
+	rank := func(context.Context) ([]models.HostCount, error) {
+		ranks++
+		return hosts, nil
+	}
+	steps := []struct {
+		what  string
+		count int64
+		at    time.Time
+		hosts []models.HostCount // what a ranking finds
+		want  int                // hosts got
+		ranks int                // rankings so far
+	}{
+		{"no refusals yet", 0, t0, nil, 0, 1},
+		{"the count stands: kept", 0, t0.Add(time.Second), nil, 0, 1},
+		{"refusals of no host: ranked again", 2, t0.Add(2 * time.Second), nil, 0, 2},
+		{"the count stands: kept", 2, t0.Add(3 * time.Second), nil, 0, 2},
+		{"a refused host within the TTL: ranked again", 3, t0.Add(4 * time.Second), []models.HostCount{{Host: "a.example", Count: 1}}, 1, 3},
+		{"a listed host is kept within the TTL", 4, t0.Add(5 * time.Second), []models.HostCount{{Host: "a.example", Count: 2}}, 1, 3},
+	}
+	for i, st := range steps {
+		hosts = st.hosts
+		got, err := c.get(ctx, day, 5, st.count, st.at, rank)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != st.want || ranks != st.ranks {
+			t.Errorf("step %d (%s): got %v after %d rankings; want %d hosts after %d", i, st.what, got, ranks, st.want, st.ranks)
+		}
+	}
+}
+
 func TestAFailedRankingIsNotKept(t *testing.T) {
 	var c topHostsCache
 	ctx := context.Background()
@@ -185,18 +227,18 @@ func TestKeptValuesSurviveClocksPanicsAndFailures(t *testing.T) {
 	read := func(context.Context) (int, error) { reads++; return reads, nil }
 
 	var c countKept[int, int]
-	c.get(ctx, 0, 1, t0, 0, read)
-	if v, _ := c.get(ctx, 0, 2, t0.Add(-time.Hour), 0, read); v != 2 {
+	c.get(ctx, 0, 1, t0, 0, nil, read)
+	if v, _ := c.get(ctx, 0, 2, t0.Add(-time.Hour), 0, nil, read); v != 2 {
 		t.Errorf("with the clock an hour back and the count moved, got read %d; want a new read", v)
 	}
 
 	var p countKept[int, int]
 	func() {
 		defer func() { _ = recover() }()
-		p.get(ctx, 0, 1, t0, 0, func(context.Context) (int, error) { panic("bug") })
+		p.get(ctx, 0, 1, t0, 0, nil, func(context.Context) (int, error) { panic("bug") })
 	}()
 	done := make(chan int, 1)
-	go func() { v, _ := p.get(ctx, 0, 1, t0, 0, read); done <- v }()
+	go func() { v, _ := p.get(ctx, 0, 1, t0, 0, nil, read); done <- v }()
 	select {
 	case v := <-done:
 		if v != 3 {
@@ -214,7 +256,7 @@ func TestKeptValuesSurviveClocksPanicsAndFailures(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 6)
 	for i := range errs {
-		wg.Go(func() { _, errs[i] = f.get(ctx, 0, 1, t0, 0, failed) })
+		wg.Go(func() { _, errs[i] = f.get(ctx, 0, 1, t0, 0, nil, failed) })
 	}
 	testwait.Until(t, "every other load waits on the failing read", func() bool {
 		f.mu.Lock()
