@@ -51,9 +51,10 @@ func decisionRow(rec guard.Record) models.Decision {
 // store off, it empties it.
 func (a *App) purgeDecisions(ctx context.Context) {
 	days := a.Settings().DecisionRetentionDays
-	cutoff := time.Now().AddDate(0, 0, -days)
+	now := purgeClock()
+	cutoff := retentionCutoff(now, days)
 	if days <= 0 {
-		cutoff = time.Now().Add(time.Minute)
+		cutoff = now.Add(time.Minute)
 	}
 	n, err := a.store.PurgeDecisionsBefore(ctx, cutoff)
 	switch {

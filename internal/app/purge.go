@@ -11,6 +11,18 @@ const purgeEvery = time.Hour
 // sessionMaxAge is how long a console session row is kept after its last use.
 const sessionMaxAge = 7 * 24 * time.Hour
 
+// purgeClock is the purge's clock (a variable so a test can set it).
+var purgeClock = time.Now
+
+// retentionCutoff is the start of a retention of days ending at now:
+// days of 24 hours, counted on the UTC calendar. Counted on the local
+// one, on a server in a zone with summer time, a retention spanning the
+// change to it was an hour short, and the purge deleted an hour of rows
+// still within it (and kept an hour too many over the change back).
+func retentionCutoff(now time.Time, days int) time.Time {
+	return now.UTC().AddDate(0, 0, -days)
+}
+
 // PurgeLoop deletes refusals older than the retention setting, allowed
 // decisions older than theirs, stale sessions and expired marks of
 // conversations that read the web, now and then every purgeEvery. It returns when ctx ends.
@@ -19,7 +31,7 @@ func (a *App) PurgeLoop(ctx context.Context) {
 	defer t.Stop()
 	for {
 		days := a.Settings().RetentionDays
-		n, err := a.store.PurgeRefusalsBefore(ctx, time.Now().AddDate(0, 0, -days))
+		n, err := a.store.PurgeRefusalsBefore(ctx, retentionCutoff(purgeClock(), days))
 		switch {
 		case err != nil && ctx.Err() == nil:
 			a.log.Error("refusal log purge failed", "err", err)
@@ -28,7 +40,7 @@ func (a *App) PurgeLoop(ctx context.Context) {
 			a.adviseVacuum(ctx)
 		}
 		a.purgeDecisions(ctx)
-		if _, err := a.store.PurgeWouldRefusalsBefore(ctx, time.Now().AddDate(0, 0, -days)); err != nil && ctx.Err() == nil {
+		if _, err := a.store.PurgeWouldRefusalsBefore(ctx, retentionCutoff(purgeClock(), days)); err != nil && ctx.Err() == nil {
 			a.log.Error("would-be refusal purge failed", "err", err)
 		}
 		if _, err := a.store.PurgeSessions(ctx, time.Now().Add(-sessionMaxAge)); err != nil && ctx.Err() == nil {
