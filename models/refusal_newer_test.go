@@ -137,17 +137,8 @@ func TestNewerPageReadsTheFiltersIndex(t *testing.T) {
 					t.Fatalf("got %d rows (oldest %d), newer=%v; want the %d just above row %d, and more", len(got), lastID(got), newer, DefaultRefusalPage, before)
 				}
 				step := rec.idStep(t)
-				var plan []string
-				if err := s.r.Raw("EXPLAIN (ANALYZE, COSTS OFF) " + step).Scan(&plan).Error; err != nil {
-					t.Fatalf("EXPLAIN %s: %v", step, err)
-				}
-				read := 0
-				for _, m := range rowsRemoved.FindAllStringSubmatch(strings.Join(plan, "\n"), -1) {
-					n, _ := strconv.Atoi(m[1])
-					read += n
-				}
-				if read > 1000 {
-					t.Errorf("the ID step read and dropped %d rows below the filter's:\n%s\n%s", read, step, strings.Join(plan, "\n"))
+				if read, plan := rowsDropped(t, s, step); read > 1000 {
+					t.Errorf("the ID step read and dropped %d rows below the filter's:\n%s\n%s", read, step, plan)
 				}
 			})
 		}
@@ -155,6 +146,23 @@ func TestNewerPageReadsTheFiltersIndex(t *testing.T) {
 }
 
 var rowsRemoved = regexp.MustCompile(`Rows Removed by Filter: (\d+)`)
+
+// rowsDropped runs stmt under EXPLAIN ANALYZE on PostgreSQL and returns
+// how many rows its plan read and dropped by a filter, with the plan.
+func rowsDropped(t *testing.T, s *Store, stmt string) (int, string) {
+	t.Helper()
+	var lines []string
+	if err := s.r.Raw("EXPLAIN (ANALYZE, COSTS OFF) " + stmt).Scan(&lines).Error; err != nil {
+		t.Fatalf("EXPLAIN %s: %v", stmt, err)
+	}
+	plan := strings.Join(lines, "\n")
+	read := 0
+	for _, m := range rowsRemoved.FindAllStringSubmatch(plan, -1) {
+		n, _ := strconv.Atoi(m[1])
+		read += n
+	}
+	return read, plan
+}
 
 func lastID(rows []Refusal) int64 {
 	if len(rows) == 0 {
@@ -299,17 +307,8 @@ func TestManyHostSubstringPagesHostByHost(t *testing.T) {
 			if !strings.Contains(stmt, `FROM "refusals"`) && !strings.Contains(stmt, "LATERAL") {
 				continue
 			}
-			var plan []string
-			if err := s.r.Raw("EXPLAIN (ANALYZE, COSTS OFF) " + stmt).Scan(&plan).Error; err != nil {
-				t.Fatalf("EXPLAIN %s: %v", stmt, err)
-			}
-			read := 0
-			for _, m := range rowsRemoved.FindAllStringSubmatch(strings.Join(plan, "\n"), -1) {
-				n, _ := strconv.Atoi(m[1])
-				read += n
-			}
-			if read > recentScan {
-				t.Errorf("a statement read and dropped %d rows of other hosts:\n%.300s\n%s", read, stmt, strings.Join(plan, "\n"))
+			if read, plan := rowsDropped(t, s, stmt); read > recentScan {
+				t.Errorf("a statement read and dropped %d rows of other hosts:\n%.300s\n%s", read, stmt, plan)
 			}
 		}
 	})
