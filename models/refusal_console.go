@@ -42,14 +42,15 @@ func (s *Store) ListRefusalsAfter(ctx context.Context, q RefusalQuery, afterID i
 	// A search reads at most one window of rows per page, as ListRefusals
 	// does: newer rows beyond it are another page.
 	if window := s.NewerWindow(q); window > 0 {
-		if top := afterID + window; q.idHigh == 0 || q.idHigh > top {
+		top := afterID + window
+		if q.idHigh == 0 || q.idHigh > top {
 			q.idHigh = top
+			var beyond int64
+			if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusals WHERE id > ? LIMIT 1) AS n", top).Scan(&beyond).Error; err != nil {
+				return nil, false, fmt.Errorf("models: listing refusals after %d: %w", afterID, err)
+			}
+			newer = beyond > 0
 		}
-		var beyond int64
-		if err := db.Raw("SELECT COUNT(*) FROM (SELECT 1 FROM refusals WHERE id > ? LIMIT 1) AS n", afterID+window).Scan(&beyond).Error; err != nil {
-			return nil, false, fmt.Errorf("models: listing refusals after %d: %w", afterID, err)
-		}
-		newer = beyond > 0
 	}
 	q.idLow = max(q.idLow, afterID+1)
 	q.ascending = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strconv"
@@ -319,4 +320,152 @@ func reversed(ids []int64) []int64 {
 	out := slices.Clone(ids)
 	slices.Reverse(out)
 	return out
+}
+
+// A host substring of more than maxHostMatches hosts whose rows lie
+// scattered among others, with one dense cluster: every Older walk, Older
+// page and Newer page, for four page sizes and cursors around the first
+// window's edges, holds exactly the matching rows (found here by brute
+// force), with the right cursor and newer flag, on both engines.
+func TestManyHostPagesMatchBruteForce(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		rng := rand.New(rand.NewPCG(1, 2))
+		const total = 14000
+		var all []Refusal
+		var match []int64 // oldest first
+		for i := range total {
+			var host string
+			id := int64(i + 1)
+			switch {
+			case i >= 6000 && i < 7000: // a dense cluster
+				host = fmt.Sprintf("m%d.hit.example", rng.IntN(650))
+			case rng.IntN(40) == 0:
+				host = fmt.Sprintf("m%d.hit.example", rng.IntN(650))
+			default:
+				host = fmt.Sprintf("o%d.other.example", rng.IntN(30))
+			}
+			if host[0] == 'm' {
+				match = append(match, id)
+			}
+			all = append(all, Refusal{Tool: "fetch_url", Host: host, Code: "forbidden", Reason: "not_allowlisted", Kind: "policy", Time: t0.Add(time.Duration(i) * time.Second)})
+		}
+		for i := 0; i < len(all); i += 2000 {
+			if err := s.InsertRefusals(ctx, all[i:min(i+2000, len(all))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var hostsN int64
+		s.r.Raw("SELECT COUNT(*) FROM refusal_hosts WHERE host LIKE '%hit%'").Scan(&hostsN)
+		if hostsN <= maxHostMatches {
+			t.Fatalf("only %d matching hosts", hostsN)
+		}
+		q := RefusalQuery{Host: "HIT.example"}
+		for _, lim := range []int{1, 7, 50, 500} {
+			q := q
+			q.Limit = lim
+			var older []int64
+			if err := s.EachRefusal(ctx, q, func(r *Refusal) error { older = append(older, r.ID); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(older, reversed(match)) {
+				t.Errorf("limit %d: the older walk differs: %d rows vs %d", lim, len(older), len(match))
+			}
+			// pages of ListRefusals with limit from various cursors
+			for _, before := range []int64{0, 1, 2, 5000, 5001, 6000, 6500, 7001, 9000, 9001, 13999, 14000, 14001, 20000} {
+				q := q
+				q.BeforeID = before
+				got, next, err := s.ListRefusals(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []int64
+				for _, id := range slices.Backward(match) {
+					if before == 0 || id < before {
+						want = append(want, id)
+					}
+				}
+				wnext := int64(0)
+				if len(want) > lim {
+					want = want[:lim]
+					wnext = want[lim-1]
+				}
+				ids := idsOf(got)
+				if !slices.Equal(ids, want) || next != wnext {
+					t.Errorf("limit %d before %d: got %v next %d, want %v next %d", lim, before, head(ids), next, head(want), wnext)
+				}
+			}
+			for _, after := range []int64{0, 1, 2, 4999, 5000, 5001, 5999, 6000, 6500, 7000, 7001, 9000, 10001, 13990, 13999, 14000, 14001} {
+				got, newer, err := s.ListRefusalsAfter(ctx, q, after)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var above []int64
+				for _, id := range match {
+					if id > after {
+						above = append(above, id)
+					}
+				}
+				want := reversed(above[:min(lim, len(above))])
+				ids := idsOf(got)
+				if !slices.Equal(ids, want) || newer != (len(above) > lim) {
+					t.Errorf("limit %d after %d: got %v newer=%v, want %v newer=%v", lim, after, head(ids), newer, head(want), len(above) > lim)
+				}
+			}
+		}
+	})
+}
+
+// The newer flag of a windowed search bounded by a time filter: a Newer
+// page that reached the end of the time range has no newer rows.
+func TestNewerSearchPageEndsWithItsTimeRange(t *testing.T) {
+	eachEngine(t, func(t *testing.T) {
+		s := openTestStore(t)
+		ctx := testCtx(t)
+		oldS, oldP := searchScanRows, pgScanRows
+		searchScanRows, pgScanRows = 100, 100
+		t.Cleanup(func() { searchScanRows, pgScanRows = oldS, oldP })
+		var rows []Refusal
+		for i := range 600 {
+			rows = append(rows, Refusal{Tool: "fetch_url", Host: "a.example", URL: "https://a.example/needle", Code: "forbidden", Reason: "not_allowlisted", Kind: "policy", Message: "needle", Time: t0.Add(time.Duration(i) * time.Hour)})
+		}
+		if err := s.InsertRefusals(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+		// rows 1..600, one an hour; the time range holds rows 101..300.
+		q := RefusalQuery{Search: "needle", Since: t0.Add(100 * time.Hour), Until: t0.Add(300 * time.Hour), Limit: 50}
+		got, newer, err := s.ListRefusalsAfter(ctx, q, 260)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := idsOf(got)
+		if len(ids) != 40 || newer {
+			t.Errorf("after 260: got %d rows newer=%v; want rows 261..300 and newer=false (the time range ends at 300)", len(ids), newer)
+		}
+		got, newer, err = s.ListRefusalsAfter(ctx, q, 300)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 0 || newer {
+			t.Errorf("after 300 (the range's last row): %d rows newer=%v; want none and newer=false", len(got), newer)
+		}
+	})
+}
+
+// idsOf is the IDs of rows, in their order.
+func idsOf(rows []Refusal) []int64 {
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// head shortens ids for a message: its first and last three.
+func head(ids []int64) []int64 {
+	if len(ids) > 6 {
+		return append(slices.Clone(ids[:3]), ids[len(ids)-3:]...)
+	}
+	return ids
 }
