@@ -32,9 +32,10 @@ import (
 // maxHostProbes bounds the hosts a page probes one by one.
 const maxHostProbes = 5000
 
-// manyHostIDs is the ID step of a page whose one filter is a host
+// manyHostIDs is the ID step of a Newer page whose one filter is a host
 // substring matching more than maxHostMatches hosts, on PostgreSQL: up
 // to n IDs, probed host by host when at most maxHostProbes hosts match.
+// (An Older page lists the hosts once for both questions: pageIDs.)
 func (q RefusalQuery) manyHostIDs(db *gorm.DB, n int) ([]int64, error) {
 	hosts, probe, err := hostsMatchingUpTo(db, q.Host, maxHostProbes)
 	if err != nil {
@@ -60,6 +61,11 @@ func (q RefusalQuery) newerManyHostIDs(db *gorm.DB, n int) ([]int64, error) {
 	near.idHigh = q.idLow + recentScan - 1
 	ids, err := near.selectIDs(db, n, "")
 	if err != nil || len(ids) == n {
+		return ids, err
+	}
+	// Nothing above the window (the log's newest rows): no host to probe.
+	var top int64
+	if err := db.Raw("SELECT COALESCE(MAX(id), 0) FROM refusals").Scan(&top).Error; err != nil || top <= near.idHigh {
 		return ids, err
 	}
 	beyond := q

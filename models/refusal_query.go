@@ -270,21 +270,29 @@ func (q RefusalQuery) pageIDs(db *gorm.DB, n int) ([]int64, error) {
 	}
 	older := q
 	older.BeforeID = low
-	// Few hosts match: fetch their refusals by exact host. Many match: the
-	// host index, read once, is cheaper than a long IN list.
-	hosts, few, err := hostsMatching(db, q.Host)
+	// Few hosts match: fetch their refusals by exact host. Many match: on
+	// SQLite the host index, read once, is cheaper than a long IN list;
+	// on PostgreSQL, up to maxHostProbes hosts, a probe of each host's
+	// index (refusal_host_probe_pg.go), and past them the log.
+	limit := maxHostMatches
+	if isPostgres(db) {
+		limit = maxHostProbes
+	}
+	hosts, listed, err := hostsMatchingUpTo(db, q.Host, limit)
 	if err != nil {
 		return nil, err
 	}
 	var rest []int64
-	if few {
-		if len(hosts) > 0 {
-			older.hostIn = hosts
-			rest, err = older.selectIDs(db, n-len(recent), "")
-		}
-	} else if isPostgres(db) {
-		rest, err = older.manyHostIDs(db, n-len(recent)) // refusal_host_probe_pg.go
-	} else {
+	switch {
+	case listed && len(hosts) == 0:
+	case listed && len(hosts) <= maxHostMatches:
+		older.hostIn = hosts
+		rest, err = older.selectIDs(db, n-len(recent), "")
+	case listed:
+		rest, err = older.hostProbeIDs(db, hosts, n-len(recent))
+	case isPostgres(db):
+		rest, err = older.selectIDs(db, n-len(recent), "")
+	default:
 		rest, err = older.selectIDs(db, n-len(recent), "idx_refusals_host")
 	}
 	return append(recent, rest...), err
