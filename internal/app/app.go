@@ -179,8 +179,17 @@ const ReloadTimeout = 2 * time.Second
 func (a *App) reload(ctx context.Context) error {
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, ReloadTimeout)
+	bounded, cancel := context.WithTimeout(ctx, ReloadTimeout)
 	defer cancel()
+	err := a.reloadWithin(bounded)
+	if err != nil && ctx.Err() == nil && errors.Is(bounded.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("the configuration could not be read within %v (a lock held on its tables, or a stalled connection to the database): %w", ReloadTimeout, err)
+	}
+	return err
+}
+
+// reloadWithin is reload's work, with a.reloadMu held and ctx bounded.
+func (a *App) reloadWithin(ctx context.Context) error {
 	rev, err := a.store.Revision(ctx)
 	if err != nil {
 		return err
