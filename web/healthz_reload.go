@@ -1,6 +1,9 @@
 package web
 
 import (
+	"context"
+	"encoding/json"
+	"net/http"
 	"time"
 
 	"github.com/outboundhq/outbound/internal/app"
@@ -71,4 +74,50 @@ func reloadHealth(st app.ReloadStatus, stored int64) (storeHealth, reloadHealthB
 		r.Notifications = "polling"
 	}
 	return storeHealth{Engine: st.Engine, OK: true}, r
+}
+
+// Revisioner reads the stored configuration's revision (*models.Store).
+type Revisioner interface {
+	Revision(ctx context.Context) (int64, error)
+}
+
+// replicaHealth is /healthz's account of a replica's store and reload
+// state (reloads may be nil: no detail), and whether the replica is
+// stale; an error when the database cannot be read.
+func replicaHealth(ctx context.Context, store Revisioner, reloads ReloadReporter, now time.Time) (body map[string]any, stale bool, err error) {
+	rev, err := store.Revision(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	body = map[string]any{"status": "ok", "revision": rev}
+	if reloads != nil {
+		st := reloads.ReloadStatus()
+		body["store"], body["reload"] = reloadHealth(st, rev)
+		if stale = staleReload(st, rev, now); stale {
+			body["status"] = "stale"
+		}
+	}
+	return body, stale, nil
+}
+
+// HealthzHandler answers /healthz for a process that serves no console
+// (`console proxy`): the store and reload state serve's /healthz gives,
+// 503 "stale" past reloadStaleAfter of failing to load a stored change
+// and 503 "unavailable" when the database cannot be read, so a load
+// balancer takes such a replica out too.
+func HealthzHandler(store Revisioner, reloads ReloadReporter) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, stale, err := replicaHealth(r.Context(), store, reloads, time.Now())
+		code := http.StatusOK
+		switch {
+		case err != nil:
+			body, code = map[string]any{"status": "unavailable", "error": "the database cannot be read"}, http.StatusServiceUnavailable
+		case stale:
+			code = http.StatusServiceUnavailable
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(code)
+		_ = json.NewEncoder(w).Encode(body)
+	})
 }

@@ -230,17 +230,11 @@ func New(d Deps) *Server {
 }
 
 func (s *Server) healthz(c echo.Context) error {
-	rev, err := s.d.Store.Revision(c.Request().Context())
+	body, stale, err := replicaHealth(c.Request().Context(), s.d.Store, s.d.Reloads, s.d.Now())
 	if err != nil {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the database cannot be read"})
 	}
-	body, code := map[string]any{"status": "ok", "revision": rev}, http.StatusOK
-	stale := false
-	if s.d.Reloads != nil {
-		st := s.d.Reloads.ReloadStatus()
-		body["store"], body["reload"] = reloadHealth(st, rev)
-		stale = staleReload(st, rev, s.d.Now())
-	}
+	code := http.StatusOK
 	if states := s.logWriterStates(); states != nil {
 		var writers map[string]any
 		writers, code = logWritersHealth(states, s.d.Now())

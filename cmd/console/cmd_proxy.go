@@ -67,7 +67,7 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 	defer stopWatch()
 	go a.Watch(watchCtx)
 
-	srv := proxyServer(proxy, proxyTimeouts())
+	srv := proxyServer(withHealthz(proxy, web.HealthzHandler(a.Store(), a)), proxyTimeouts())
 	srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -85,6 +85,21 @@ func runProxy(ctx context.Context, e env, args []string) (err error) {
 	_ = proxy.Close()
 	<-served
 	return nil
+}
+
+// withHealthz answers a plain GET /healthz (origin-form: a proxied
+// request names its target's scheme and host, a CONNECT its host) with
+// health, so a load balancer in front of several proxies can take out
+// one that cannot read the database or load a stored change; every other
+// request goes to proxy.
+func withHealthz(proxy, health http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Host == "" && r.URL.Path == "/healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			health.ServeHTTP(w, r)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	})
 }
 
 // proxyTimeouts are the standalone proxy's server limits. A proxied
