@@ -46,17 +46,7 @@ func getProxyHealth(t *testing.T, addr string) proxyHealth {
 // allowlist. A plain GET /healthz (not a proxied request) answers it.
 func TestProxyCommandAnswersHealthz(t *testing.T) {
 	dsn := pgtest.Schema(t)
-	t.Setenv("CONSOLE_SECRET_KEY", replicaKey)
-	other, err := app.Open(t.Context(), dsn, app.Options{Getenv: func(k string) string {
-		if k == "CONSOLE_SECRET_KEY" {
-			return replicaKey
-		}
-		return ""
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := otherReplica(t, dsn)
 	if _, err := other.AddEntries(t.Context(), app.AddEntries{Entries: []string{"docs.example.com", "kept.example.com"}, Actor: "ada", Version: models.AnyRevision}); err != nil {
 		t.Fatal(err)
 	}

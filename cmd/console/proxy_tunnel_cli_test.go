@@ -209,17 +209,7 @@ func TestProxyCommandTunnelsEndWithTheirEntryOrToken(t *testing.T) {
 // its tokens (a second).
 func TestProxyCommandTunnelEndsWithinTheReplicaBoundWhenItsTokenIsRevoked(t *testing.T) {
 	dsn := pgtest.Schema(t)
-	t.Setenv("CONSOLE_SECRET_KEY", replicaKey)
-	other, err := app.Open(t.Context(), dsn, app.Options{Getenv: func(k string) string {
-		if k == "CONSOLE_SECRET_KEY" {
-			return replicaKey
-		}
-		return ""
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := otherReplica(t, dsn)
 	tok, err := other.CreateToken(t.Context(), "ada", "bot")
 	if err != nil {
 		t.Fatal(err)

@@ -20,12 +20,33 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/outboundhq/outbound/internal/app"
 	"github.com/outboundhq/outbound/internal/pgtest"
 )
 
 // replicaKey is the secret key every replica of the test is given, as a
 // deployment gives the same key to every replica.
 const replicaKey = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+
+// otherReplica opens, in this process, another replica of the PostgreSQL
+// database dsn, with the replicas' key, for the test to make changes
+// through; the console processes the test starts are given the key too
+// (CONSOLE_SECRET_KEY).
+func otherReplica(t *testing.T, dsn string) *app.App {
+	t.Helper()
+	t.Setenv("CONSOLE_SECRET_KEY", replicaKey)
+	a, err := app.Open(t.Context(), dsn, app.Options{Getenv: func(k string) string {
+		if k == "CONSOLE_SECRET_KEY" {
+			return replicaKey
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
 
 // replicaProc is one running console process (serve or proxy).
 type replicaProc struct {
