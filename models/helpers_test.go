@@ -13,12 +13,19 @@ import (
 // openTestStore opens a fresh database and closes it when the test ends: a
 // SQLite file in the test's temporary directory, or inside eachEngine's
 // postgres half a PostgreSQL schema of the test's own.
+// testTarget is a new database for t: a file, or a schema of the test
+// cluster in eachEngine's postgres half.
+func testTarget(t testing.TB) string {
+	t.Helper()
+	if testOnPostgres(t) {
+		return pgtest.Schema(t)
+	}
+	return filepath.Join(t.TempDir(), "outbound.db")
+}
+
 func openTestStore(t testing.TB) *Store {
 	t.Helper()
-	target := filepath.Join(t.TempDir(), "outbound.db")
-	if testOnPostgres(t) {
-		target = pgtest.Schema(t)
-	}
+	target := testTarget(t)
 	s, err := Open(target)
 	if err != nil {
 		t.Fatalf("Open: %v", err)

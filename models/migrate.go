@@ -63,6 +63,7 @@ var migrations = []migration{
 	{18, "on PostgreSQL the refusal log's ticket and integration indexes leave out the rows without one", partialTicketIndexes},
 	{19, "on PostgreSQL each refusal message is stored once, out of the search text's trigram index", refusalMessages},
 	{20, "the conversations that have read the web, kept for every replica", autoMigrate(&webRead{})},
+	{21, "the refusal counters bound the IDs of each day's rows of a host, so a broad host substring finds its page from a few hosts", hostDayRanges},
 }
 
 // wouldRefuseLog is migration 10: refusals and would-be refusals name the

@@ -127,10 +127,7 @@ func TestSchemaNewerThanTheBinaryIsRefused(t *testing.T) {
 // applied exactly once and every open succeeds.
 func TestReplicasStartingTogetherMigrateOnce(t *testing.T) {
 	eachEngine(t, func(t *testing.T) {
-		target := filepath.Join(t.TempDir(), "outbound.db")
-		if testOnPostgres(t) {
-			target = pgtest.Schema(t)
-		}
+		target := testTarget(t)
 		var wg sync.WaitGroup
 		errs := make(chan error, 8)
 		stores := make(chan *Store, 8)

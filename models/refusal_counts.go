@@ -35,10 +35,11 @@ type refusalCount struct {
 	Kind   string    `gorm:"primaryKey"`
 	N      int64     `gorm:"not null;default:0"`
 	// MinID and MaxID bound the IDs of the rows counted, for the hours'
-	// totals (migration 15; 0, unknown, in the other dimensions):
-	// the hours' ID ranges turn a time filter into an ID range, which
-	// every (column, id) index answers (refusal_id_range.go). 0 is
-	// unknown.
+	// totals (migration 15) and the days' hosts (migration 21); 0, unknown,
+	// in the other dimensions. The hours' ID ranges turn a time filter
+	// into an ID range, which every (column, id) index answers
+	// (refusal_id_range.go); the hosts' let a broad host substring find
+	// its page from a few hosts (refusal_host_days_pg.go). 0 is unknown.
 	MinID int64 `gorm:"column:min_id;not null;default:0"`
 	MaxID int64 `gorm:"column:max_id;not null;default:0"`
 }
@@ -179,11 +180,11 @@ var countUpsert = rowsStmt{
 	cols: 5,
 }
 
-// totalUpsert adds to the hours' totals and widens their ID ranges: CASE,
-// not LEAST or MIN, which the two engines spell differently; an unknown
-// bound (0) stays unknown. Only the totals keep a range (the one
-// dimension refusal_id_range.go reads): the other counters' upserts, one
-// per host in a batch, stay as cheap as they were.
+// totalUpsert adds to the counters that keep an ID range (rangedDim) and
+// widens it: CASE, not LEAST or MIN, which the two engines spell
+// differently; an unknown bound (0) stays unknown. The hosts' upserts, one
+// per host in a batch, were already there; widening two columns of the
+// row they update adds no row and no index entry.
 var totalUpsert = rowsStmt{
 	head: "INSERT INTO refusal_counts (period, dim, value, kind, n, min_id, max_id) VALUES ",
 	tail: " ON CONFLICT (period, dim, value, kind) DO UPDATE SET n = refusal_counts.n + excluded.n, " +
@@ -205,16 +206,16 @@ func addCounts(tx sqlTx, counts map[countKey]count) error {
 		return pgAddCounts(tx, keys, counts)
 	}
 	args := make([]any, 0, len(keys)*countUpsert.cols)
-	var totals []any
+	var ranged []any
 	for _, k := range keys {
 		c := counts[k]
-		if k.dim == dimTotal {
-			totals = append(totals, k.period, k.dim, k.value, k.kind, c.n, c.minID, c.maxID)
+		if rangedDim(k.dim) {
+			ranged = append(ranged, k.period, k.dim, k.value, k.kind, c.n, c.minID, c.maxID)
 		} else {
 			args = append(args, k.period, k.dim, k.value, k.kind, c.n)
 		}
 	}
-	if err := totalUpsert.exec(tx, totals); err != nil {
+	if err := totalUpsert.exec(tx, ranged); err != nil {
 		return fmt.Errorf("updating the refusal counters: %w", err)
 	}
 	if err := countUpsert.exec(tx, args); err != nil {
@@ -222,6 +223,10 @@ func addCounts(tx sqlTx, counts map[countKey]count) error {
 	}
 	return nil
 }
+
+// rangedDim reports whether the counters of dim keep the ID range of
+// their rows: the hours' totals and the days' hosts.
+func rangedDim(dim string) bool { return dim == dimTotal || dim == dimHost }
 
 func (a countKey) less(b countKey) bool {
 	if !a.period.Equal(b.period) {

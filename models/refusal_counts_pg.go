@@ -50,19 +50,19 @@ func (a *counterArrays) add(k countKey, c count, ids bool) {
 }
 
 // pgAddCounts is addCounts on PostgreSQL, keys in their fixed order: the
-// totals (with their ID ranges) in one statement, the rest in another,
+// totals and hosts (with their ID ranges) in one statement, the rest in another,
 // each with the conflict clause of its multi-row twin.
 func pgAddCounts(tx sqlTx, keys []countKey, counts map[countKey]count) error {
-	var totals, others counterArrays
+	var ranged, others counterArrays
 	for _, k := range keys {
-		if k.dim == dimTotal {
-			totals.add(k, counts[k], true)
+		if rangedDim(k.dim) {
+			ranged.add(k, counts[k], true)
 		} else {
 			others.add(k, counts[k], false)
 		}
 	}
-	if len(totals.ns) > 0 {
-		err := tx.exec(pgTotalUpsert+totalUpsert.tail, totals.periods, totals.dims, totals.values, totals.kinds, totals.ns, totals.minIDs, totals.maxIDs)
+	if len(ranged.ns) > 0 {
+		err := tx.exec(pgTotalUpsert+totalUpsert.tail, ranged.periods, ranged.dims, ranged.values, ranged.kinds, ranged.ns, ranged.minIDs, ranged.maxIDs)
 		if err != nil {
 			return fmt.Errorf("updating the refusal counters: %w", err)
 		}

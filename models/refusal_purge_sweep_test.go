@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/outboundhq/outbound/internal/pgtest"
 )
 
 // Review finding: a purge that deleted its rows but stopped before its
@@ -46,10 +43,7 @@ func eachStoppedPurge(t *testing.T, restart bool) {
 // chunks take the rows from; one a day later leaves those of the rows'
 // day to the sweep. With restart, the next purge is another process's.
 func testAPurgeStoppedBeforeItsSweep(t *testing.T, oldRows int, after time.Duration, restart bool) {
-	target := filepath.Join(t.TempDir(), "outbound.db")
-	if testOnPostgres(t) {
-		target = pgtest.Schema(t)
-	}
+	target := testTarget(t)
 	open := func() *Store {
 		s, err := Open(target)
 		if err != nil {

@@ -1,12 +1,9 @@
 package models
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/outboundhq/outbound/internal/pgtest"
 )
 
 // TestWebReadsAreSharedByReplicas: a conversation marked through one
@@ -17,10 +14,7 @@ import (
 // the expired marks.
 func TestWebReadsAreSharedByReplicas(t *testing.T) {
 	eachEngine(t, func(t *testing.T) {
-		target := filepath.Join(t.TempDir(), "outbound.db")
-		if testOnPostgres(t) {
-			target = pgtest.Schema(t)
-		}
+		target := testTarget(t)
 		a, err := Open(target)
 		if err != nil {
 			t.Fatal(err)
@@ -88,10 +82,7 @@ func TestWebReadsAreSharedByReplicas(t *testing.T) {
 // the table on its next open, once.
 func TestWebReadsMigrationUpgradesADatabase(t *testing.T) {
 	eachEngine(t, func(t *testing.T) {
-		target := filepath.Join(t.TempDir(), "outbound.db")
-		if testOnPostgres(t) {
-			target = pgtest.Schema(t)
-		}
+		target := testTarget(t)
 		s, err := Open(target)
 		if err != nil {
 			t.Fatal(err)
