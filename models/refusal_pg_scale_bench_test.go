@@ -313,6 +313,12 @@ func newerScaleCases(s *Store, sh scaleShape) []scaleCase {
 	} {
 		cases = append(cases, scaleCase{"newer-" + c.name, newer(c.q)})
 	}
+	// The flood's hosts from the log's first row: the farthest a Newer
+	// page's edge can lie, every day's host counters between.
+	cases = append(cases, scaleCase{"newer-host-substring-flood-from-first", func(ctx context.Context) error {
+		_, _, err := s.ListRefusalsAfter(ctx, RefusalQuery{Host: "attacker"}, 1)
+		return err
+	}})
 	return cases
 }
 

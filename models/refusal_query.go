@@ -272,26 +272,20 @@ func (q RefusalQuery) pageIDs(db *gorm.DB, n int) ([]int64, error) {
 	older.BeforeID = low
 	// Few hosts match: fetch their refusals by exact host. Many match: on
 	// SQLite the host index, read once, is cheaper than a long IN list;
-	// on PostgreSQL, up to maxHostProbes hosts, a probe of each host's
-	// index (refusal_host_probe_pg.go), and past them the log.
-	limit := maxHostMatches
-	if isPostgres(db) {
-		limit = maxHostProbes
-	}
-	hosts, listed, err := hostsMatchingUpTo(db, q.Host, limit)
+	// on PostgreSQL the days' host counters name the few that hold the
+	// page, or failing that each host is probed (manyHostIDs).
+	hosts, few, err := hostsMatching(db, q.Host)
 	if err != nil {
 		return nil, err
 	}
 	var rest []int64
 	switch {
-	case listed && len(hosts) == 0:
-	case listed && len(hosts) <= maxHostMatches:
+	case few && len(hosts) == 0:
+	case few:
 		older.hostIn = hosts
 		rest, err = older.selectIDs(db, n-len(recent), "")
-	case listed:
-		rest, err = older.hostProbeIDs(db, hosts, n-len(recent))
 	case isPostgres(db):
-		rest, err = older.selectIDs(db, n-len(recent), "")
+		rest, err = older.manyHostIDs(db, n-len(recent))
 	default:
 		rest, err = older.selectIDs(db, n-len(recent), "idx_refusals_host")
 	}
