@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 )
 
@@ -23,6 +24,19 @@ const notifyChannel = "outbound_config"
 // listenRetry is how long listen waits before connecting again after its
 // connection was lost; polling covers the gap.
 const listenRetry = time.Second
+
+// A LISTEN connection that a NAT or firewall dropped without a word (it
+// forgets idle connections: 350 s on some clouds' NAT gateways) is
+// half-open: no notification arrives, no error either, and the replica
+// went on reporting Listening while only its poll carried changes. So a
+// connection quiet for listenCheck is pinged, and one that does not
+// answer within listenPingTimeout is dropped and made again (the ping
+// also keeps such a mapping alive). Variables, so a test can shorten
+// them.
+var (
+	listenCheck       = 15 * time.Second
+	listenPingTimeout = 3 * time.Second
+)
 
 // notifyChange announces a change inside its transaction (PostgreSQL only;
 // SQLite processes poll).
@@ -55,11 +69,10 @@ func (s *Store) listen(ctx context.Context, wake chan<- struct{}) {
 			if _, err = conn.Exec(ctx, "LISTEN "+notifyChannel); err == nil {
 				s.listening.Store(true)
 				poke()
-				for {
-					if _, err = conn.WaitForNotification(ctx); err != nil {
-						break
+				for err == nil {
+					if err = waitOrPing(ctx, conn); err == nil {
+						poke()
 					}
-					poke()
 				}
 			}
 			s.listening.Store(false)
@@ -70,6 +83,28 @@ func (s *Store) listen(ctx context.Context, wake chan<- struct{}) {
 		select {
 		case <-ctx.Done():
 		case <-time.After(listenRetry):
+		}
+	}
+}
+
+// waitOrPing waits for the next notification on conn. After listenCheck
+// without one it pings the server and, when it answers, waits again; an
+// error is a connection to drop (or ctx ended).
+func waitOrPing(ctx context.Context, conn *pgx.Conn) error {
+	for {
+		wctx, cancel := context.WithTimeout(ctx, listenCheck)
+		_, err := conn.WaitForNotification(wctx)
+		cancel()
+		// A wait that ran out leaves the connection usable (pgconn closes
+		// it on any other error).
+		if err == nil || ctx.Err() != nil || !pgconn.Timeout(err) {
+			return err
+		}
+		pctx, cancel := context.WithTimeout(ctx, listenPingTimeout)
+		err = conn.Ping(pctx)
+		cancel()
+		if err != nil {
+			return err
 		}
 	}
 }

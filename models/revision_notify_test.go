@@ -2,8 +2,17 @@ package models
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/outboundhq/outbound/internal/pgtest"
 )
@@ -122,4 +131,149 @@ func TestPollingCarriesChangesWithoutNotifications(t *testing.T) {
 	case <-time.After(time.Second):
 		t.Fatal("polling did not deliver a change within 1s")
 	}
+}
+
+// TestListenerReplacesAHalfOpenConnection: the LISTEN connection passes a
+// proxy that stops carrying its bytes both ways without closing it, as a
+// NAT gateway that forgot the connection does. With polling slowed to an
+// hour, the change made meanwhile arrives only once the listener has
+// noticed (a quiet connection is pinged), dropped it and listened again.
+func TestListenerReplacesAHalfOpenConnection(t *testing.T) {
+	_, watcher, other := twoReplicas(t)
+	ctx := testCtx(t)
+	oldCheck, oldPing := listenCheck, listenPingTimeout
+	listenCheck, listenPingTimeout = 300*time.Millisecond, 300*time.Millisecond
+	t.Cleanup(func() { listenCheck, listenPingTimeout = oldCheck, oldPing })
+	proxy := newStallingProxy(t, watcher.dsn)
+	watcher.dsn = proxy.dsn // the listener's connection only; the pool's are direct
+
+	changes := watchChanges(t, watcher, time.Hour)
+	waitListening(t, watcher, true)
+	add := func(host string) time.Time {
+		t.Helper()
+		if _, err := other.AddAllowlistEntries(ctx, AnyRevision, []AllowlistEntry{{Entry: host}}); err != nil {
+			t.Fatal(err)
+		}
+		return time.Now()
+	}
+	add("before.example.com")
+	select {
+	case <-changes:
+	case <-time.After(time.Second):
+		t.Fatal("no notification within 1s through the proxy")
+	}
+
+	proxy.stall() // the connection open now goes silent, both ways
+	start := add("during.example.com")
+	select {
+	case rev := <-changes:
+		if rev != 2 {
+			t.Fatalf("Watch reported revision %d, want 2", rev)
+		}
+		t.Logf("the change made on a half-open connection arrived after %v", time.Since(start))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the change made while the listener's connection was half-open did not arrive within 5s (polling is hourly here)")
+	}
+	waitListening(t, watcher, true)
+	if n := proxy.conns(); n < 2 {
+		t.Errorf("the listener made %d connection(s) through the proxy, want a second one", n)
+	}
+}
+
+// stallingProxy forwards TCP connections to a PostgreSQL server (by its
+// unix socket or address); stall makes every connection open at the time
+// stop carrying bytes either way while staying open (half-open), and
+// later connections are carried as usual.
+type stallingProxy struct {
+	dsn     string
+	mu      sync.Mutex
+	stalled []*atomic.Bool
+	made    int
+}
+
+func newStallingProxy(t *testing.T, dsn string) *stallingProxy {
+	t.Helper()
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	network, address := "tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	if strings.HasPrefix(cfg.Host, "/") {
+		network, address = "unix", fmt.Sprintf("%s/.s.PGSQL.%d", cfg.Host, cfg.Port)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var open []net.Conn
+	var openMu sync.Mutex
+	t.Cleanup(func() {
+		ln.Close()
+		openMu.Lock()
+		defer openMu.Unlock()
+		for _, c := range open {
+			c.Close()
+		}
+	})
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("host", "127.0.0.1")
+	q.Set("port", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+	u.Host, u.RawQuery = "", q.Encode()
+	p := &stallingProxy{dsn: u.String()}
+	go func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial(network, address)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			stalled := &atomic.Bool{}
+			p.mu.Lock()
+			p.stalled = append(p.stalled, stalled)
+			p.made++
+			p.mu.Unlock()
+			openMu.Lock()
+			open = append(open, client, server)
+			openMu.Unlock()
+			carry := func(dst, src net.Conn) {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := src.Read(buf)
+					if err != nil {
+						return
+					}
+					if !stalled.Load() {
+						if _, err := dst.Write(buf[:n]); err != nil {
+							return
+						}
+					}
+				}
+			}
+			go carry(server, client)
+			go carry(client, server)
+		}
+	}()
+	return p
+}
+
+func (p *stallingProxy) stall() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.stalled {
+		s.Store(true)
+	}
+}
+
+func (p *stallingProxy) conns() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.made
 }
