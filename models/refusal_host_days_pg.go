@@ -38,6 +38,11 @@ import (
 //  3. The page: those hosts' newest rows in [E, cursor), through the
 //     (host, id) index (perHostIDs).
 //
+// A day the retention purge has left keeps its hours' totals while a
+// row written late survives there, but not its host counters; the purge
+// marks those hours' ranges unknown (forgetDayRanges), and such a day's
+// few matching rows are read one by one, each an exact range of its host.
+//
 // The ranges bound the rows, so step 2 misses no host; a range may be
 // wider than its rows (the retention purge leaves it so, and a largest
 // ID may be a row since deleted), so step 1's E is only a guess, checked
@@ -66,12 +71,18 @@ const (
 // day has every host of that day straddling it.
 const hostDayMaxHosts = 1000
 
-// dayIDs is one day's rows as the hours' totals bound them.
+// dayIDs is one day's rows as the hours' totals bound and count them.
 type dayIDs struct {
 	Day       time.Time
 	Low, High int64
 	Unknown   bool
+	Rows      int64
 }
+
+// hostDayMaxRowsRead bounds the rows of a day of unknown range that a
+// page reads one by one: the purge leaves a few written late; more, and
+// the page is read another way.
+const hostDayMaxRowsRead = 10000
 
 // hostDayRow is a matching host's counter of one day.
 type hostDayRow struct {
@@ -98,22 +109,42 @@ func (q RefusalQuery) hostDayIDsIn(db *gorm.DB, n, span int) ([]int64, bool, err
 		return nil, err == nil, err
 	}
 	var days []dayIDs
-	if err := db.Raw("SELECT (period AT TIME ZONE 'UTC')::date AS day, MIN(min_id) AS low, MAX(max_id) AS high, bool_or(min_id = 0 OR max_id = 0) AS unknown " +
+	if err := db.Raw("SELECT (period AT TIME ZONE 'UTC')::date AS day, MIN(min_id) AS low, MAX(max_id) AS high, bool_or(min_id = 0 OR max_id = 0) AS unknown, SUM(n) AS rows " +
 		"FROM refusal_counts WHERE " + dimIs(dimTotal) + " GROUP BY 1 ORDER BY 1").Scan(&days).Error; err != nil {
 		return nil, false, err
 	}
-	if slices.ContainsFunc(days, func(d dayIDs) bool { return d.Unknown }) {
-		return nil, false, nil
+	var found []hostDayRow
+	var likely []int64 // IDs of rows taken to exist, one per host and day
+	// A day of unknown range (its host counters deleted by the purge, its
+	// rows but a few written late) may hold any ID: its matching rows in
+	// the span are read themselves, each an exact range of its host.
+	for _, d := range days {
+		if !d.Unknown {
+			continue
+		}
+		if d.Rows > hostDayMaxRowsRead {
+			return nil, false, nil
+		}
+		var rows []struct {
+			ID   int64
+			Host string
+		}
+		if err := db.Raw("SELECT id, host FROM refusals WHERE time >= ? AND time < ? AND id BETWEEN ? AND ? AND "+hostContains,
+			d.Day, nextDay(d.Day), lo, hi, containsPattern(q.Host)).Scan(&rows).Error; err != nil {
+			return nil, false, err
+		}
+		for _, r := range rows {
+			found = append(found, hostDayRow{Value: r.Host, MinID: r.ID, MaxID: r.ID})
+			likely = append(likely, r.ID)
+		}
 	}
 	walk := daysHolding(days, lo, hi, q.ascending)
-	if len(walk) == 0 {
+	if len(walk) == 0 && len(found) == 0 {
 		return nil, true, nil
 	}
 
 	// Step 1: the edge.
-	var found []hostDayRow
-	var likely []int64 // IDs of rows taken to exist, one per host and day
-	covered := 0       // walk[:covered] is read, or holds no row of the page
+	covered := 0 // walk[:covered] is read, or holds no row of the page
 	for reads := 0; covered < len(walk); reads++ {
 		day, next, err := q.nextDayToRead(db, walk, covered, likely, n, span, lo, hi)
 		if err != nil {
@@ -267,13 +298,13 @@ func (q RefusalQuery) idSpan(db *gorm.DB) (lo, hi int64, err error) {
 	return lo, hi, err
 }
 
-// daysHolding returns the days (in order, oldest first) that may hold IDs
-// in [lo, hi], in the page's walking order: newest first, or oldest
-// first for a Newer page.
+// daysHolding returns the days of known range (in order, oldest first)
+// that may hold IDs in [lo, hi], in the page's walking order: newest
+// first, or oldest first for a Newer page.
 func daysHolding(days []dayIDs, lo, hi int64, ascending bool) []dayIDs {
 	var out []dayIDs
 	for _, d := range days {
-		if d.Low <= hi && d.High >= lo {
+		if !d.Unknown && d.Low <= hi && d.High >= lo {
 			out = append(out, d)
 		}
 	}

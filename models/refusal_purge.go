@@ -153,6 +153,9 @@ func purgedCounts(chunk []Refusal, cutoff, lastDay time.Time) (map[countKey]coun
 // raised after.
 func (s *Store) dropEmptyCounters(ctx context.Context, cutoff time.Time) error {
 	err := s.w.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(forgetDayRanges+" AND period < ?", utcDay(cutoff)).Error; err != nil {
+			return err
+		}
 		return tx.Exec("DELETE FROM refusal_counts WHERE "+emptyCounters, hourOf(cutoff), dimHost, utcDay(cutoff)).Error
 	})
 	if err != nil {
@@ -160,6 +163,17 @@ func (s *Store) dropEmptyCounters(ctx context.Context, cutoff time.Time) error {
 	}
 	return nil
 }
+
+// forgetDayRanges, completed with the hours it applies to, marks the ID
+// ranges of those hours' totals unknown where the purge deletes their
+// days' host counters. A day the purge has left can still hold rows: one
+// written late (an old time, a new ID) after the chunk that walked its
+// time, or after the last chunk. Its host counter gone, a page of a broad
+// host substring read from the host counters (refusal_host_days_pg.go)
+// would miss it; an hour of unknown range tells that page to read the
+// day's few rows instead. (A time filter over such an hour reads it
+// without an upper ID bound, as it did before migration 15.)
+const forgetDayRanges = "UPDATE refusal_counts SET min_id = 0, max_id = 0 WHERE dim = '" + dimTotal + "' AND n > 0"
 
 // emptyCounters selects, with the arguments hourOf(cutoff), dimHost and
 // utcDay(cutoff), the counters dropEmptyCounters deletes: those at or
@@ -282,6 +296,9 @@ func (s *Store) purgeChunk(ctx context.Context, from, cutoff time.Time) (n int64
 		counts, left := purgedCounts(chunk, cutoff, utcDay(last))
 		for _, day := range left {
 			if err := tx.Exec("DELETE FROM refusal_counts WHERE dim = ? AND period = ?", dimHost, day).Error; err != nil {
+				return err
+			}
+			if err := tx.Exec(forgetDayRanges+" AND period >= ? AND period < ?", day, nextDay(day)).Error; err != nil {
 				return err
 			}
 		}
