@@ -174,18 +174,18 @@ func (q RefusalQuery) hostDayIDsIn(db *gorm.DB, n, span int) ([]int64, bool, err
 		found = append(found, rows...)
 		covered++
 	}
-	whole := len(likely) < n // every row of the range is in found's hosts
-	if whole && covered < len(walk) {
+	// Step 2: every day that may hold a row of the page was read, or holds
+	// no matching host (nextDayToRead walks past the others only once n
+	// likely rows bound the page); short of that, the walk stopped at its
+	// span or its reads.
+	if covered < len(walk) {
 		return nil, false, nil
 	}
+	whole := len(likely) < n // every row of the range is in found's hosts
 	page := q
 	page.Host, page.HostExact, page.BeforeID = "", false, 0
 	page.idLow, page.idHigh = lo, hi
 	if !whole {
-		// Step 2: every day that may hold a row of the page was read.
-		if q.readsBeyond(walk[covered:], likely, n, lo, hi) {
-			return nil, false, nil
-		}
 		page.idLow, page.idHigh = q.edgeSpan(likely, n, lo, hi)
 	}
 	seen := map[string]bool{}
@@ -219,18 +219,6 @@ func (q RefusalQuery) edgeSpan(likely []int64, n int, lo, hi int64) (int64, int6
 		return lo, likely[n-1]
 	}
 	return likely[len(likely)-n], hi
-}
-
-// readsBeyond reports whether a day of rest, the days not read yet, may
-// hold a row of the page's span as the likely rows now bound it: rows
-// written late (an old time, a new ID) put an old day's range among the
-// newest IDs, and that day must be read before the page can be.
-func (q RefusalQuery) readsBeyond(rest []dayIDs, likely []int64, n int, lo, hi int64) bool {
-	if len(likely) < n {
-		return len(rest) > 0
-	}
-	low, high := q.edgeSpan(likely, n, lo, hi)
-	return slices.ContainsFunc(rest, func(d dayIDs) bool { return d.Low <= high && d.High >= low })
 }
 
 // nextDayToRead returns the next day of walk, from walk[covered], whose

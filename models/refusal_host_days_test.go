@@ -86,6 +86,17 @@ func TestBroadHostSubstringPageReadsAFewHosts(t *testing.T) {
 		if ids := idsOf(first); !slices.Equal(ids, want) || next != want[len(want)-1] {
 			t.Errorf("first page %v… next %d, want %v… next %d", head(ids), next, head(want), want[len(want)-1])
 		}
+		// The refused-host list is asked once a page (fdd1723; lost once
+		// since, for want of this check).
+		lists := 0
+		for _, stmt := range rec.all() {
+			if strings.Contains(stmt, "refusal_hosts") {
+				lists++
+			}
+		}
+		if lists != 1 {
+			t.Errorf("the first page listed the matching hosts %d times, want once", lists)
+		}
 		newerRows, newer, err := s.ListRefusalsAfter(ctx, RefusalQuery{Host: "example.com", Limit: 20}, 3)
 		s.r.Logger = logger.Discard
 		if err != nil {

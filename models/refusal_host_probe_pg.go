@@ -47,6 +47,12 @@ func (q RefusalQuery) manyHostIDs(db *gorm.DB, n int) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return q.manyHostIDsOf(db, hosts, probe, n)
+}
+
+// manyHostIDsOf is manyHostIDs with the matching hosts listed (probe:
+// at most maxHostProbes of them, all in hosts).
+func (q RefusalQuery) manyHostIDsOf(db *gorm.DB, hosts []string, probe bool, n int) ([]int64, error) {
 	if probe && len(hosts) == 0 {
 		return nil, nil
 	}

@@ -273,19 +273,24 @@ func (q RefusalQuery) pageIDs(db *gorm.DB, n int) ([]int64, error) {
 	// Few hosts match: fetch their refusals by exact host. Many match: on
 	// SQLite the host index, read once, is cheaper than a long IN list;
 	// on PostgreSQL the days' host counters name the few that hold the
-	// page, or failing that each host is probed (manyHostIDs).
-	hosts, few, err := hostsMatching(db, q.Host)
+	// page, or failing that each host is probed (manyHostIDsOf). The
+	// hosts are listed once, for both questions.
+	limit := maxHostMatches
+	if isPostgres(db) {
+		limit = maxHostProbes
+	}
+	hosts, listed, err := hostsMatchingUpTo(db, q.Host, limit)
 	if err != nil {
 		return nil, err
 	}
 	var rest []int64
 	switch {
-	case few && len(hosts) == 0:
-	case few:
+	case listed && len(hosts) == 0:
+	case listed && len(hosts) <= maxHostMatches:
 		older.hostIn = hosts
 		rest, err = older.selectIDs(db, n-len(recent), "")
 	case isPostgres(db):
-		rest, err = older.manyHostIDs(db, n-len(recent))
+		rest, err = older.manyHostIDsOf(db, hosts, listed, n-len(recent))
 	default:
 		rest, err = older.selectIDs(db, n-len(recent), "idx_refusals_host")
 	}
